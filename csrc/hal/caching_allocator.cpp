@@ -1,0 +1,447 @@
+#include "hal/caching_allocator.h"
+
+#include <atomic>
+#include <cstdio>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <set>
+
+#include "allocator_config.h"
+#include "hal/device_registry.h"
+#include "hal/error.h"
+#include "hal/event.h"
+#include "memory_stats.h"
+#include "per_device.h"
+
+namespace hal {
+
+// A piece of a segment (one device allocation). Blocks of a segment form an address-ordered list
+// through prev/next; a segment belongs to the stream it was first allocated for, and so do its blocks.
+struct Block {
+  int device;
+  StreamId stream;
+  size_t size;
+  void* ptr;
+  bool is_large;              // which pool
+  size_t requested = 0;       // what the caller asked for (allocated blocks)
+  bool allocated = false;
+  bool in_pool = false;       // free and reusable (not waiting on events)
+  bool counted_inactive_split = false;
+  Block* prev = nullptr;
+  Block* next = nullptr;
+  std::set<StreamId> stream_uses;  // other streams that used it (record_stream)
+  std::string context;
+
+  Block(int d, StreamId s, size_t sz, void* p, bool large) : device(d), stream(s), size(sz), ptr(p), is_large(large) {}
+  bool is_split() const { return prev != nullptr || next != nullptr; }
+};
+
+namespace {
+
+constexpr size_t kMinBlockSize = 512;             // every size is a multiple of this
+constexpr size_t kSmallSize = size_t{1} << 20;     // largest request served by the small pool
+constexpr size_t kSmallBuffer = size_t{2} << 20;   // segment size of the small pool
+constexpr size_t kRoundLarge = size_t{2} << 20;    // large segments are multiples of this
+constexpr size_t kLargeBuffer = size_t{20} << 20;  // slack that max_split_size still lets a big block serve
+constexpr size_t kMaxRequest = size_t{1} << 60;    // larger sizes would overflow the rounding
+
+size_t round_up(size_t n, size_t multiple) { return (n + multiple - 1) / multiple * multiple; }
+
+size_t round_size(size_t size) {
+  if (size < kMinBlockSize) return kMinBlockSize;
+  const size_t divisions = allocator_config().roundup_power2_divisions;
+  if (divisions > 1 && size > kSmallSize) {
+    // Round to one of `divisions` steps between the surrounding powers of two: fewer distinct sizes,
+    // so blocks are reused more often by slightly different requests.
+    size_t lower = size_t{1} << (63 - __builtin_clzll(size));
+    size_t step = std::max(lower / divisions, kMinBlockSize);
+    return round_up(size, step);
+  }
+  return round_up(size, kMinBlockSize);
+}
+
+std::string format_bytes(double bytes) {
+  const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 4) {
+    bytes /= 1024.0;
+    ++u;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), u == 0 ? "%.0f %s" : "%.2f %s", bytes, units[u]);
+  return buf;
+}
+
+struct BySizeThenAddress {
+  bool operator()(const Block* a, const Block* b) const {
+    if (a->stream != b->stream) return a->stream < b->stream;
+    if (a->size != b->size) return a->size < b->size;
+    return reinterpret_cast<uintptr_t>(a->ptr) < reinterpret_cast<uintptr_t>(b->ptr);
+  }
+};
+struct ByAddress {
+  bool operator()(const Block* a, const Block* b) const {
+    return reinterpret_cast<uintptr_t>(a->ptr) < reinterpret_cast<uintptr_t>(b->ptr);
+  }
+};
+using BlockPool = std::set<Block*, BySizeThenAddress>;
+
+std::atomic<ContextRecorder> g_context_recorder{nullptr};
+
+// A freed block that other streams used: it waits here until the events recorded on them complete.
+struct PendingFree {
+  Block* block;
+  std::vector<std::unique_ptr<Event>> events;
+};
+
+class DeviceAllocator {
+ public:
+  explicit DeviceAllocator(int device)
+      : device_(DeviceRegistry::instance().device(device)), limit_(device_.properties.total_memory_bytes) {}
+
+  Allocation allocate(size_t size, StreamId stream);
+  void free(Block* block);
+  void record_stream(Block* block, StreamId stream);
+  void empty_cache();
+  void set_fraction(double fraction);
+  double fraction() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return fraction_;
+  }
+  std::map<std::string, int64_t> stats() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    size_t max_split = allocator_config().max_split_size;
+    return stats_.to_map(max_split == SIZE_MAX ? -1 : static_cast<int64_t>(max_split));
+  }
+  void reset_peak() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stats_.reset_peak();
+  }
+  void reset_accumulated() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stats_.reset_accumulated();
+  }
+  void snapshot(std::vector<SegmentInfo>& out);
+
+ private:
+  // Everything below runs with mutex_ held.
+  BlockPool& pool_for(bool large) { return large ? large_ : small_; }
+  void pool_insert(Block* block);
+  void pool_erase(Block* block);
+  Block* find_free(size_t rounded, bool large, StreamId stream);
+  Block* new_segment(size_t rounded, bool large, StreamId stream);
+  void return_to_pool(Block* block);  // merge with free neighbours, then cache
+  void process_pending(bool wait);
+  void release_cached();
+  [[noreturn]] void throw_oom(size_t requested);
+
+  const Device& device_;
+  std::mutex mutex_;
+  BlockPool small_, large_;
+  std::set<Block*, ByAddress> segments_;  // first block of each segment
+  std::deque<PendingFree> pending_;
+  DeviceStats stats_;
+  double fraction_ = 1.0;
+  uint64_t limit_;            // fraction_ * total memory; reserved never exceeds it
+  bool capped_by_fraction_ = false;  // the last failed segment request hit limit_, not the device
+};
+
+void DeviceAllocator::pool_insert(Block* block) {
+  block->in_pool = true;
+  pool_for(block->is_large).insert(block);
+  if (block->is_split()) {
+    // A free piece of a segment that is partly in use: the fragmentation torch.cuda reports.
+    block->counted_inactive_split = true;
+    stats_.inactive_split.update(block->is_large, 1);
+    stats_.inactive_split_bytes.update(block->is_large, static_cast<int64_t>(block->size));
+  }
+}
+
+void DeviceAllocator::pool_erase(Block* block) {
+  pool_for(block->is_large).erase(block);
+  block->in_pool = false;
+  if (block->counted_inactive_split) {
+    block->counted_inactive_split = false;
+    stats_.inactive_split.update(block->is_large, -1);
+    stats_.inactive_split_bytes.update(block->is_large, -static_cast<int64_t>(block->size));
+  }
+}
+
+Block* DeviceAllocator::find_free(size_t rounded, bool large, StreamId stream) {
+  BlockPool& pool = pool_for(large);
+  Block key(device_.index, stream, rounded, nullptr, large);
+  auto it = pool.lower_bound(&key);
+  if (it == pool.end() || (*it)->stream != stream) return nullptr;
+  Block* block = *it;
+  const size_t max_split = allocator_config().max_split_size;
+  // Oversize blocks are kept for oversize requests, and those must not waste much of a bigger block.
+  if (rounded < max_split && block->size >= max_split) return nullptr;
+  if (rounded >= max_split && block->size >= rounded + kLargeBuffer) return nullptr;
+  pool_erase(block);
+  return block;
+}
+
+Block* DeviceAllocator::new_segment(size_t rounded, bool large, StreamId stream) {
+  const size_t segment_size = large ? round_up(rounded, kRoundLarge) : kSmallBuffer;
+  if (limit_ > 0 && static_cast<uint64_t>(stats_.reserved_bytes.current()) + segment_size > limit_) {
+    capped_by_fraction_ = fraction_ < 1.0;  // at 1.0 the cap is the device itself: nothing to mention
+    return nullptr;
+  }
+  capped_by_fraction_ = false;
+  void* ptr = nullptr;
+  const hal_adapter_t& t = device_.table();
+  hal_status_t st = t.malloc_device(device_.local_index, segment_size, &ptr);
+  if (st == HAL_STATUS_OUT_OF_DEVICE_MEMORY) return nullptr;
+  throw_on_failure(t, st, "malloc_device");
+  auto* block = new Block(device_.index, stream, segment_size, ptr, large);
+  segments_.insert(block);
+  stats_.segment.update(large, 1);
+  stats_.reserved_bytes.update(large, static_cast<int64_t>(segment_size));
+  ++stats_.num_device_alloc;
+  return block;
+}
+
+Allocation DeviceAllocator::allocate(size_t size, StreamId stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (size > kMaxRequest) {
+    ++stats_.num_ooms;
+    throw_oom(size);
+  }
+  process_pending(false);
+  const size_t rounded = round_size(size);
+  const bool large = rounded > kSmallSize;
+
+  Block* block = find_free(rounded, large, stream);
+  if (!block) {
+    const double gc = allocator_config().garbage_collection_threshold;
+    if (gc > 0.0 && limit_ > 0 && static_cast<double>(stats_.reserved_bytes.current()) > gc * static_cast<double>(limit_)) {
+      release_cached();
+    }
+    block = new_segment(rounded, large, stream);
+  }
+  if (!block) {
+    // Cached but unused segments may be what stands in the way: give them back and try once more.
+    ++stats_.num_alloc_retries;
+    release_cached();
+    block = new_segment(rounded, large, stream);
+  }
+  if (!block) {
+    ++stats_.num_ooms;
+    throw_oom(size);
+  }
+
+  const size_t remaining = block->size - rounded;
+  const bool split = large ? (rounded < allocator_config().max_split_size && remaining > kSmallSize)
+                           : remaining >= kMinBlockSize;
+  if (split) {
+    auto* rest = new Block(device_.index, stream, remaining, static_cast<char*>(block->ptr) + rounded, large);
+    rest->prev = block;
+    rest->next = block->next;
+    if (rest->next) rest->next->prev = rest;
+    block->next = rest;
+    block->size = rounded;
+    pool_insert(rest);
+  }
+  block->allocated = true;
+  block->requested = size;
+  if (ContextRecorder recorder = g_context_recorder.load()) block->context = recorder();
+  stats_.allocation.update(large, 1);
+  stats_.allocated_bytes.update(large, static_cast<int64_t>(block->size));
+  stats_.active.update(large, 1);
+  stats_.active_bytes.update(large, static_cast<int64_t>(block->size));
+  stats_.requested_bytes.update(large, static_cast<int64_t>(size));
+  return Allocation{block->ptr, block};
+}
+
+void DeviceAllocator::free(Block* block) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!block->allocated) {
+    throw Error(ErrorCode::Internal, "hal caching allocator: block freed twice");
+  }
+  block->allocated = false;
+  stats_.allocation.update(block->is_large, -1);
+  stats_.allocated_bytes.update(block->is_large, -static_cast<int64_t>(block->size));
+  stats_.requested_bytes.update(block->is_large, -static_cast<int64_t>(block->requested));
+  block->context.clear();
+  if (block->stream_uses.empty()) {
+    return_to_pool(block);
+    return;
+  }
+  // Other streams may still be reading or writing it: mark where they are now, reuse after that.
+  PendingFree pending{block, {}};
+  for (StreamId s : block->stream_uses) {
+    auto event = std::make_unique<Event>();
+    event->record(device_.index, s);
+    pending.events.push_back(std::move(event));
+  }
+  block->stream_uses.clear();
+  pending_.push_back(std::move(pending));
+}
+
+void DeviceAllocator::return_to_pool(Block* block) {
+  stats_.active.update(block->is_large, -1);
+  stats_.active_bytes.update(block->is_large, -static_cast<int64_t>(block->size));
+  // Merge into the lower neighbour first so that a segment's first block (the key in segments_) stays.
+  if (block->prev && block->prev->in_pool) {
+    Block* prev = block->prev;
+    pool_erase(prev);
+    prev->size += block->size;
+    prev->next = block->next;
+    if (prev->next) prev->next->prev = prev;
+    delete block;
+    block = prev;
+  }
+  if (block->next && block->next->in_pool) {
+    Block* next = block->next;
+    pool_erase(next);
+    block->size += next->size;
+    block->next = next->next;
+    if (block->next) block->next->prev = block;
+    delete next;
+  }
+  pool_insert(block);
+}
+
+void DeviceAllocator::record_stream(Block* block, StreamId stream) {
+  native_stream(device_.index, stream);  // validates the id
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (stream != block->stream) block->stream_uses.insert(stream);
+}
+
+void DeviceAllocator::process_pending(bool wait) {
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    bool done = true;
+    for (const auto& event : it->events) {
+      if (wait) {
+        event->synchronize();
+      } else if (!event->query()) {
+        done = false;
+        break;
+      }
+    }
+    if (!done) {
+      ++it;
+      continue;
+    }
+    Block* block = it->block;
+    it = pending_.erase(it);  // destroys the events
+    return_to_pool(block);
+  }
+}
+
+void DeviceAllocator::release_cached() {
+  process_pending(true);
+  std::vector<Block*> whole;
+  for (Block* head : segments_) {
+    if (head->in_pool && !head->is_split()) whole.push_back(head);
+  }
+  if (whole.empty()) return;
+  // Work queued on the segment's stream before its blocks were freed may still touch the memory, and
+  // free_device is not stream-ordered (cudaFree synchronizes implicitly; adapters need not).
+  const hal_adapter_t& t = device_.table();
+  throw_on_failure(t, t.device_synchronize(device_.local_index), "device_synchronize");
+  for (Block* block : whole) {
+    pool_erase(block);
+    segments_.erase(block);
+    hal_status_t st = t.free_device(device_.local_index, block->ptr);
+    stats_.segment.update(block->is_large, -1);
+    stats_.reserved_bytes.update(block->is_large, -static_cast<int64_t>(block->size));
+    ++stats_.num_device_free;
+    delete block;
+    throw_on_failure(t, st, "free_device");
+  }
+}
+
+void DeviceAllocator::empty_cache() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  release_cached();
+}
+
+void DeviceAllocator::set_fraction(double fraction) {
+  if (!(fraction > 0.0 && fraction <= 1.0)) {
+    throw Error(ErrorCode::InvalidArgument, "memory fraction " + std::to_string(fraction) +
+                                                " for hal:" + std::to_string(device_.index) + " must be in (0, 1]");
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  fraction_ = fraction;
+  limit_ = static_cast<uint64_t>(fraction * static_cast<double>(device_.properties.total_memory_bytes));
+}
+
+void DeviceAllocator::throw_oom(size_t requested) {
+  uint64_t free_bytes = 0, total_bytes = device_.properties.total_memory_bytes;
+  const bool known = device_.table().get_memory_info(device_.local_index, &free_bytes, &total_bytes) == HAL_STATUS_SUCCESS;
+  std::string msg = "hal:" + std::to_string(device_.index) + " (" + device_.properties.name +
+                    ") out of memory: tried to allocate " + format_bytes(static_cast<double>(requested)) + "; " +
+                    format_bytes(static_cast<double>(stats_.allocated_bytes.current())) +
+                    " already allocated by tensors, " +
+                    format_bytes(static_cast<double>(stats_.reserved_bytes.current())) +
+                    " reserved by the caching allocator, ";
+  msg += known ? format_bytes(static_cast<double>(free_bytes)) + " free of " +
+                     format_bytes(static_cast<double>(total_bytes)) + " total"
+               : "free memory unknown";
+  if (capped_by_fraction_) {
+    char fraction[32];
+    std::snprintf(fraction, sizeof(fraction), "%g", fraction_);
+    msg += "; this process may reserve at most " + format_bytes(static_cast<double>(limit_)) +
+           " (memory fraction " + fraction + ", see torch.hal.set_per_process_memory_fraction)";
+  }
+  msg += ". Free tensors you no longer need, call torch.hal.empty_cache(), use a smaller batch, or set "
+         "PYTORCH_HAL_ALLOC_CONF=max_split_size_mb:<N> against fragmentation.";
+  throw Error(ErrorCode::OutOfDeviceMemory, msg);
+}
+
+void DeviceAllocator::snapshot(std::vector<SegmentInfo>& out) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (Block* head : segments_) {
+    SegmentInfo seg{device_.index, reinterpret_cast<uint64_t>(head->ptr), 0, 0, head->stream, head->is_large, {}};
+    for (Block* b = head; b; b = b->next) {
+      seg.total_size += b->size;
+      if (b->allocated) seg.allocated_size += b->size;
+      seg.blocks.push_back(BlockInfo{reinterpret_cast<uint64_t>(b->ptr), b->size, b->requested, b->allocated, b->context});
+    }
+    out.push_back(std::move(seg));
+  }
+}
+
+DeviceAllocator& allocator_of(int device) { return per_device_state<DeviceAllocator>().get(device); }
+
+}  // namespace
+
+Allocation allocate(int device, size_t size, StreamId stream) {
+  native_stream(device, stream);  // validates device and stream before anything is reserved
+  if (size == 0) return {};
+  return allocator_of(device).allocate(size, stream);
+}
+
+void free_block(Block* block) {
+  if (block) allocator_of(block->device).free(block);
+}
+
+void record_stream(Block* block, StreamId stream) {
+  if (block) allocator_of(block->device).record_stream(block, stream);
+}
+
+int block_device(const Block* block) { return block->device; }
+size_t block_size(const Block* block) { return block->size; }
+
+void empty_cache() {
+  per_device_state<DeviceAllocator>().for_each([](DeviceAllocator& a) { a.empty_cache(); });
+}
+
+void set_memory_fraction(int device, double fraction) { allocator_of(device).set_fraction(fraction); }
+double memory_fraction(int device) { return allocator_of(device).fraction(); }
+
+std::map<std::string, int64_t> memory_stats(int device) { return allocator_of(device).stats(); }
+void reset_peak_stats(int device) { allocator_of(device).reset_peak(); }
+void reset_accumulated_stats(int device) { allocator_of(device).reset_accumulated(); }
+
+std::vector<SegmentInfo> memory_snapshot() {
+  std::vector<SegmentInfo> out;
+  per_device_state<DeviceAllocator>().for_each([&](DeviceAllocator& a) { a.snapshot(out); });
+  return out;
+}
+
+void set_context_recorder(ContextRecorder recorder) { g_context_recorder.store(recorder); }
+
+}  // namespace hal

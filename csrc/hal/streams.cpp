@@ -1,0 +1,112 @@
+#include "hal/streams.h"
+
+#include <array>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "hal/device_registry.h"
+#include "hal/error.h"
+#include "per_device.h"
+
+namespace hal {
+namespace {
+
+constexpr size_t kStreamsPerPool = 32;
+constexpr int kPriorityLevels = 2;  // 0 (normal) and -1 (high), as torch.cuda's pool
+
+struct DeviceStreams {
+  explicit DeviceStreams(int device_index) : device(DeviceRegistry::instance().device(device_index)) {}
+
+  const Device& device;
+  std::mutex mutex;
+  // Stream id -> adapter handle. Id 0 is the default stream (NULL). Streams are never destroyed, so an
+  // id stays valid wherever it was stored.
+  std::vector<hal_stream_t> handles{nullptr};
+  struct Pool {
+    std::array<StreamId, kStreamsPerPool> ids{};  // 0: not created yet
+    size_t next = 0;
+  };
+  std::array<Pool, kPriorityLevels> pools;
+
+  // Called with `mutex` held.
+  StreamId create(int priority) {
+    hal_stream_t handle = nullptr;
+    const hal_adapter_t& t = device.table();
+    throw_on_failure(t, t.stream_create(device.local_index, priority, &handle), "stream_create");
+    handles.push_back(handle);
+    return static_cast<StreamId>(handles.size() - 1);
+  }
+};
+
+DeviceStreams& streams_of(int device) { return per_device_state<DeviceStreams>().get(device); }
+
+thread_local std::vector<StreamId> t_current_streams;
+
+}  // namespace
+
+hal_stream_t native_stream(int device, StreamId id) {
+  if (id == kDefaultStreamId) {  // every op asks for it: no lock
+    DeviceRegistry::instance().device(device);
+    return nullptr;
+  }
+  DeviceStreams& ds = streams_of(device);
+  std::lock_guard<std::mutex> lock(ds.mutex);
+  if (id < 0 || static_cast<size_t>(id) >= ds.handles.size()) {
+    throw Error(ErrorCode::InvalidArgument, "stream " + std::to_string(id) + " does not exist on hal:" +
+                                                std::to_string(device) + ": " + std::to_string(ds.handles.size()) +
+                                                " streams were created there (ids 0.." +
+                                                std::to_string(ds.handles.size() - 1) + ")");
+  }
+  return ds.handles[id];
+}
+
+StreamId stream_from_pool(int device, int priority) {
+  DeviceStreams& ds = streams_of(device);
+  const int level = priority < 0 ? 1 : 0;
+  std::lock_guard<std::mutex> lock(ds.mutex);
+  DeviceStreams::Pool& pool = ds.pools[level];
+  StreamId& slot = pool.ids[pool.next++ % kStreamsPerPool];
+  if (slot == 0) slot = ds.create(level == 1 ? -1 : 0);
+  return slot;
+}
+
+StreamId create_stream(int device, int priority) {
+  DeviceStreams& ds = streams_of(device);
+  std::lock_guard<std::mutex> lock(ds.mutex);
+  return ds.create(priority);
+}
+
+StreamId current_stream(int device) {
+  DeviceRegistry::instance().device(device);  // validates
+  if (static_cast<size_t>(device) >= t_current_streams.size()) return kDefaultStreamId;
+  return t_current_streams[device];
+}
+
+void set_current_stream(int device, StreamId id) {
+  native_stream(device, id);  // validates both
+  if (static_cast<size_t>(device) >= t_current_streams.size()) t_current_streams.resize(device + 1, kDefaultStreamId);
+  t_current_streams[device] = id;
+}
+
+void synchronize_stream(int device, StreamId id) {
+  hal_stream_t s = native_stream(device, id);
+  const Device& d = DeviceRegistry::instance().device(device);
+  throw_on_failure(d.table(), d.table().stream_synchronize(d.local_index, s), "stream_synchronize");
+}
+
+bool query_stream(int device, StreamId id) {
+  hal_stream_t s = native_stream(device, id);
+  const Device& d = DeviceRegistry::instance().device(device);
+  hal_status_t st = d.table().stream_query(d.local_index, s);
+  if (st == HAL_STATUS_NOT_READY) return false;
+  throw_on_failure(d.table(), st, "stream_query");
+  return true;
+}
+
+void synchronize_device(int device) {
+  const Device& d = DeviceRegistry::instance().device(device);
+  throw_on_failure(d.table(), d.table().device_synchronize(d.local_index), "device_synchronize");
+}
+
+}  // namespace hal

@@ -1,0 +1,25 @@
+// Every aten op without a native hal kernel runs here (DESIGN.md, "Operators"):
+//  - on host-accessible memory: ATen's CPU kernel in place on the hal memory, in stream order, outputs
+//    captured directly in hal memory (not counted: this is the host device's native way to compute);
+//  - otherwise the counted CPU fallback: inputs downloaded, the CPU kernel run, results uploaded. Each op is
+//    counted (fallback_stats), warned about once, and refused when strict mode is on (TORCH_HAL_STRICT=1).
+#pragma once
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace torch_hal {
+
+// The boxed kernel registered for every op of the hal dispatch key that has no kernel of its own.
+void run_on_cpu_kernel(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::jit::Stack* stack);
+
+std::map<std::string, int64_t> fallback_stats();
+void reset_fallback_stats();
+bool strict_mode();
+void set_strict_mode(bool strict);
+
+}  // namespace torch_hal

@@ -1,0 +1,18 @@
+// One random generator per hal device. It wraps a Philox-free CPU generator (mt19937, the one ATen's CPU
+// kernels take), so random ops that run as CPU kernels draw from the hal device's own stream of numbers,
+// seeded by torch.hal.manual_seed / torch.manual_seed and independent of the CPU generator.
+#pragma once
+
+#include <ATen/core/Generator.h>
+#include <c10/core/Device.h>
+
+namespace torch_hal {
+
+const at::Generator& default_generator(c10::DeviceIndex index);
+at::Generator make_generator(c10::DeviceIndex index);
+
+// The CPU generator that ATen's CPU kernels should use in place of `hal_generator` (a hal generator or
+// an undefined one, meaning the default generator of hal:device).
+at::Generator cpu_generator_for(const std::optional<at::Generator>& hal_generator, c10::DeviceIndex device);
+
+}  // namespace torch_hal

@@ -1,0 +1,43 @@
+// The glue's access to the HAL core: the registry, the per-thread current device, and the translation of
+// hal::Error into the exception a PyTorch user expects (torch.OutOfMemoryError, IndexError, ...).
+#pragma once
+
+#include <c10/core/Device.h>
+#include <c10/util/Exception.h>
+
+#include <string>
+
+#include "hal/device_registry.h"
+#include "hal/error.h"
+
+namespace torch_hal {
+
+constexpr c10::DeviceType kHal = c10::DeviceType::PrivateUse1;
+
+// Loads every adapter from `package_lib_dir` (first call only) and returns the registry.
+hal::DeviceRegistry& registry();
+void initialize(const std::string& package_lib_dir);
+
+int device_count();
+// hal:index, with the core's message (which devices exist) when it does not exist.
+const hal::Device& device(c10::DeviceIndex index);
+
+c10::DeviceIndex current_device();
+void set_current_device(c10::DeviceIndex index);  // checked
+
+// Throws the c10 error matching `error` (OutOfMemoryError, IndexError, ValueError, NotImplementedError,
+// or plain Error). Python sees torch.OutOfMemoryError, IndexError, ValueError, NotImplementedError,
+// RuntimeError.
+[[noreturn]] void rethrow_as_c10(const hal::Error& error);
+
+// Runs `fn`, turning hal::Error into the matching c10 error.
+template <typename Fn>
+decltype(auto) call_core(Fn&& fn) {
+  try {
+    return fn();
+  } catch (const hal::Error& e) {
+    rethrow_as_c10(e);
+  }
+}
+
+}  // namespace torch_hal

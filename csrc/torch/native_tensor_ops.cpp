@@ -1,0 +1,190 @@
+// Native hal kernels for what every backend must provide itself: creating tensors in hal memory,
+// views (which share hal storage), resizing, storage swaps, and reading one scalar.
+#include <ATen/EmptyTensor.h>
+#include <ATen/InferSize.h>
+#include <ATen/native/Resize.h>
+#include <ATen/ops/as_strided_native.h>
+#include <ATen/ops/view_native.h>
+#include <ATen/ops/_reshape_alias_native.h>
+#include <c10/core/DeviceGuard.h>
+#include <torch/library.h>
+
+#include "allocator.h"
+#include "hal/copy_engine.h"
+#include "hal/streams.h"
+#include "hal_context.h"
+#include "tensor_bridge.h"
+
+namespace torch_hal {
+namespace {
+
+c10::DeviceIndex target_device(std::optional<c10::Device> device) {
+  if (!device.has_value() || !device->has_index()) return current_device();
+  TORCH_CHECK(device->type() == kHal, "expected a hal device, got ", *device);
+  return device->index();
+}
+
+at::Tensor empty_memory_format(c10::IntArrayRef size, std::optional<at::ScalarType> dtype,
+                               std::optional<at::Layout> layout, std::optional<c10::Device> device,
+                               std::optional<bool> pin_memory, std::optional<c10::MemoryFormat> memory_format) {
+  const auto index = target_device(device);
+  torch_hal::device(index);  // a clear error for hal:N that does not exist
+  c10::DeviceGuard guard(c10::Device(kHal, index));
+  return at::detail::empty_generic(size, device_allocator(), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+                                   c10::dtype_or_default(dtype), memory_format);
+}
+
+at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride, std::optional<at::ScalarType> dtype,
+                         std::optional<at::Layout> layout, std::optional<c10::Device> device,
+                         std::optional<bool> pin_memory) {
+  const auto index = target_device(device);
+  torch_hal::device(index);
+  c10::DeviceGuard guard(c10::Device(kHal, index));
+  return at::detail::empty_strided_generic(size, stride, device_allocator(),
+                                           c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+                                           c10::dtype_or_default(dtype));
+}
+
+// Makes the storage of `self` hold at least `nbytes`, keeping its contents (hooks' resizePrivateUse1Bytes).
+void ensure_storage_bytes(const at::Tensor& self, size_t nbytes) {
+  const auto& storage = self.unsafeGetTensorImpl()->unsafe_storage();
+  if (nbytes > storage.nbytes()) at::native::resize_bytes_nocuda(storage, c10::SymInt(static_cast<int64_t>(nbytes)));
+}
+
+const at::Tensor& resize_(const at::Tensor& self, c10::IntArrayRef size,
+                          std::optional<c10::MemoryFormat> memory_format) {
+  auto* impl = self.unsafeGetTensorImpl();
+  at::native::resize_impl_cpu_(impl, size, /*stride=*/std::nullopt, /*resize_storage=*/false);
+  if (memory_format.has_value() && *memory_format != c10::MemoryFormat::Preserve) {
+    impl->empty_tensor_restride(*memory_format);
+  }
+  if (self.numel() > 0) {
+    ensure_storage_bytes(self, at::detail::computeStorageNbytes(self.sizes(), self.strides(), self.element_size(),
+                                                                self.storage_offset()));
+  }
+  return self;
+}
+
+at::Tensor& set_source_storage_offset(at::Tensor& self, at::Storage source, int64_t offset, c10::IntArrayRef size,
+                                      c10::IntArrayRef stride) {
+  at::native::checkSetStorage(self, source, offset, size, stride);
+  auto* impl = self.unsafeGetTensorImpl();
+  impl->set_storage_offset(offset);
+  std::optional<c10::IntArrayRef> stride_opt;
+  if (stride.data() != nullptr) stride_opt = stride;
+  at::native::resize_impl_cpu_(impl, size, stride_opt, /*resize_storage=*/false);
+  if (self.numel() > 0) {
+    ensure_storage_bytes(self, at::detail::computeStorageNbytes(self.sizes(), self.strides(), self.element_size(),
+                                                                self.storage_offset()));
+  }
+  return self;
+}
+
+at::Tensor& set_source_storage(at::Tensor& self, at::Storage source) {
+  const int64_t numel = static_cast<int64_t>(source.nbytes() / self.dtype().itemsize());
+  return set_source_storage_offset(self, std::move(source), 0, {numel}, {});
+}
+
+at::Tensor& set_source_tensor(at::Tensor& self, const at::Tensor& source) {
+  if (self.unsafeGetTensorImpl() == source.unsafeGetTensorImpl()) return self;
+  return set_source_storage_offset(self, source.storage(), source.storage_offset(), source.sizes(), source.strides());
+}
+
+at::Tensor& set_empty(at::Tensor& self) {
+  c10::Storage empty(c10::Storage::use_byte_size_t(), 0, allocate_on(self.device().index(), 0), device_allocator(),
+                     /*resizable=*/true);
+  return set_source_storage_offset(self, std::move(empty), 0, {0}, {});
+}
+
+at::Scalar local_scalar_dense(const at::Tensor& self) {
+  const auto host = is_host_accessible(self.device().index()) ? (wait_for_current_stream(self.device().index()),
+                                                                   cpu_alias(self))
+                                                              : download(self);
+  return host.item();
+}
+
+// copy_ from or to a hal tensor. Host-accessible memory is copied by ATen's CPU copy (dtype conversion,
+// any strides, broadcasting) on aliases; other devices take raw transfers when both sides share dtype
+// and dense layout, else the download/upload path.
+at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
+  const at::Tensor& src = self;
+  const bool src_hal = is_hal(src), dst_hal = is_hal(dst);
+  TORCH_CHECK(src_hal || src.device().is_cpu(), "hal: cannot copy from ", src.device(), " to ", dst.device(),
+              "; copy through the CPU first");
+  TORCH_CHECK(dst_hal || dst.device().is_cpu(), "hal: cannot copy from ", src.device(), " to ", dst.device(),
+              "; copy through the CPU first");
+  if (dst.numel() == 0) return dst;
+  const bool src_direct = !src_hal || is_host_accessible(src.device().index());
+  const bool dst_direct = !dst_hal || is_host_accessible(dst.device().index());
+
+  if (src_direct && dst_direct) {
+    if (src_hal) wait_for_current_stream(src.device().index());
+    if (dst_hal && (!src_hal || dst.device() != src.device())) wait_for_current_stream(dst.device().index());
+    auto cpu_dst = dst_hal ? cpu_alias(dst) : dst;
+    cpu_dst.copy_(src_hal ? cpu_alias(src) : src);
+    return dst;
+  }
+
+  const bool same_layout = src.dtype() == dst.dtype() && src.sizes() == dst.sizes() &&
+                           src.strides() == dst.strides() && src.is_non_overlapping_and_dense();
+  auto byte_ptr = [](const at::Tensor& t) {
+    return static_cast<char*>(const_cast<void*>(t.storage().data_ptr().get())) + t.storage_offset() * t.element_size();
+  };
+  const size_t nbytes = src.numel() * src.element_size();
+  if (same_layout && src_hal && dst_hal) {
+    const auto d = dst.device().index();
+    call_core([&] {
+      hal::copy_device_to_device(d, byte_ptr(dst), src.device().index(), byte_ptr(src), nbytes,
+                                 hal::current_stream(d), non_blocking);
+    });
+    return dst;
+  }
+  if (same_layout && !src_hal) {
+    const auto d = dst.device().index();
+    call_core([&] {
+      hal::copy_host_to_device(d, byte_ptr(dst), byte_ptr(src), nbytes, hal::current_stream(d),
+                               hal::is_pinned(src.storage().data_ptr().get()), non_blocking);
+    });
+    return dst;
+  }
+  if (same_layout && !dst_hal) {
+    const auto s = src.device().index();
+    call_core([&] {
+      hal::copy_device_to_host(s, byte_ptr(dst), byte_ptr(src), nbytes, hal::current_stream(s),
+                               hal::is_pinned(dst.storage().data_ptr().get()), non_blocking);
+    });
+    return dst;
+  }
+  // Differing dtype or layout: convert on the host.
+  const at::Tensor host_src = src_hal ? (src_direct ? cpu_alias(src) : download(src)) : src;
+  if (dst_hal) {
+    upload(dst, host_src);
+  } else {
+    dst.copy_(host_src);
+  }
+  return dst;
+}
+
+at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
+  if (dst.sizes() != self.sizes()) dst.resize_(self.sizes());
+  return copy_from(self, dst, false);
+}
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("empty.memory_format", TORCH_FN(empty_memory_format));
+  m.impl("empty_strided", TORCH_FN(empty_strided));
+  m.impl("as_strided", TORCH_FN(at::native::as_strided_tensorimpl));
+  m.impl("view", TORCH_FN(at::native::view));
+  m.impl("_reshape_alias", TORCH_FN(at::native::_reshape_alias));
+  m.impl("resize_", TORCH_FN(resize_));
+  m.impl("set_.source_Storage_storage_offset", TORCH_FN(set_source_storage_offset));
+  m.impl("set_.source_Storage", TORCH_FN(set_source_storage));
+  m.impl("set_.source_Tensor", TORCH_FN(set_source_tensor));
+  m.impl("set_", TORCH_FN(set_empty));
+  m.impl("_copy_from", TORCH_FN(copy_from));
+  m.impl("_copy_from_and_resize", TORCH_FN(copy_from_and_resize));
+  m.impl("_local_scalar_dense", TORCH_FN(local_scalar_dense));
+}
+
+}  // namespace
+}  // namespace torch_hal

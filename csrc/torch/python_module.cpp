@@ -1,0 +1,179 @@
+// torch_hal._C: the Python face of the HAL core and the glue. Thin on purpose: the Python package
+// (torch_hal/) shapes these into torch.hal's torch.cuda-like API.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <torch/csrc/Generator.h>
+#include <torch/csrc/utils/pybind.h>
+
+#include "cpu_fallback.h"
+#include "generator.h"
+#include "hal/caching_allocator.h"
+#include "hal/streams.h"
+#include "hal_context.h"
+#include "registration.h"
+
+namespace py = pybind11;
+
+namespace torch_hal {
+namespace {
+
+py::dict properties_dict(const hal::Device& d) {
+  const auto& p = d.properties;
+  py::dict out;
+  out["index"] = d.index;
+  out["adapter"] = d.adapter->name();
+  out["local_index"] = d.local_index;
+  out["name"] = std::string(p.name);
+  out["vendor"] = std::string(p.vendor);
+  out["arch_name"] = std::string(p.arch_name);
+  out["pci_bus_id"] = std::string(p.pci_bus_id);
+  out["uuid"] = std::string(p.uuid);
+  out["total_memory"] = p.total_memory_bytes;
+  out["multi_processor_count"] = p.compute_units;
+  out["major"] = p.compute_capability_major;
+  out["minor"] = p.compute_capability_minor;
+  out["max_threads_per_block"] = p.max_threads_per_block;
+  out["shared_memory_per_block"] = p.shared_memory_per_block_bytes;
+  out["clock_rate_khz"] = p.clock_rate_khz;
+  out["memory_clock_rate_khz"] = p.memory_clock_rate_khz;
+  out["memory_bus_width"] = p.memory_bus_width_bits;
+  out["supports_fp16"] = (p.flags & HAL_DEVICE_FLAG_FP16) != 0;
+  out["supports_bf16"] = (p.flags & HAL_DEVICE_FLAG_BF16) != 0;
+  out["supports_fp8"] = (p.flags & HAL_DEVICE_FLAG_FP8) != 0;
+  out["supports_fp64"] = (p.flags & HAL_DEVICE_FLAG_FP64) != 0;
+  out["host_accessible"] = d.host_accessible();
+  out["peak_fp32_tflops"] = p.peak_fp32_tflops;
+  out["peak_bf16_tflops"] = p.peak_bf16_tflops;
+  out["memory_bandwidth_gbps"] = p.memory_bandwidth_gbps;
+  return out;
+}
+
+py::list adapters_list() {
+  py::list out;
+  for (const hal::AdapterLibrary* a : registry().adapters()) {
+    py::dict d;
+    d["name"] = a->name();
+    d["path"] = a->path();
+    d["description"] = a->description();
+    d["state"] = std::string(hal::adapter_state_name(a->state()));
+    d["reason"] = a->reason();
+    d["abi_version"] = std::to_string(HAL_ABI_MAJOR_OF(a->abi_version())) + "." +
+                       std::to_string(HAL_ABI_MINOR_OF(a->abi_version()));
+    d["device_count"] = a->device_count();
+    out.append(d);
+  }
+  return out;
+}
+
+py::list snapshot_list() {
+  py::list out;
+  for (const auto& seg : call_core([] { return hal::memory_snapshot(); })) {
+    py::dict s;
+    s["device"] = seg.device;
+    s["address"] = seg.address;
+    s["total_size"] = seg.total_size;
+    s["allocated_size"] = seg.allocated_size;
+    s["stream"] = seg.stream;
+    s["segment_type"] = seg.is_large ? "large" : "small";
+    py::list blocks;
+    for (const auto& b : seg.blocks) {
+      py::dict bd;
+      bd["address"] = b.address;
+      bd["size"] = b.size;
+      bd["requested_size"] = b.requested_size;
+      bd["state"] = b.allocated ? "active_allocated" : "inactive";
+      bd["context"] = b.context;
+      blocks.append(bd);
+    }
+    s["blocks"] = blocks;
+    out.append(s);
+  }
+  return out;
+}
+
+// Allocation contexts for memory snapshots: the Python stack, only while recording is on.
+std::string python_stack_context() {
+  py::gil_scoped_acquire gil;
+  try {
+    auto lines = py::module_::import("traceback").attr("format_stack")(py::none(), 8);
+    return py::str("").attr("join")(lines).cast<std::string>();
+  } catch (const py::error_already_set&) {
+    return {};
+  }
+}
+
+}  // namespace
+}  // namespace torch_hal
+
+PYBIND11_MODULE(_C, m) {
+  using namespace torch_hal;
+  m.doc() = "torch_hal native module: HAL core and PyTorch glue";
+
+  m.def("_init", [](const std::string& lib_dir) {
+    initialize(lib_dir);
+    register_hooks();
+    install_output_capture_allocator();
+  });
+  m.def("abi_version", [] { return std::to_string(HAL_ABI_VERSION_MAJOR) + "." + std::to_string(HAL_ABI_VERSION_MINOR); });
+
+  // devices
+  m.def("device_type_id", [] { return static_cast<int>(kHal); });
+  m.def("device_count", [] { return device_count(); });
+  m.def("current_device", [] { return static_cast<int>(current_device()); });
+  m.def("set_device", [](int index) { set_current_device(static_cast<c10::DeviceIndex>(index)); });
+  m.def("get_device_properties", [](int index) { return properties_dict(device(static_cast<c10::DeviceIndex>(index))); });
+  m.def("adapters", &adapters_list);
+  m.def("register_adapter_library", [](const std::string& path) {
+    return call_core([&] { return registry().register_adapter_library(path); });
+  });
+  m.def("mem_get_info", [](int index) {
+    const auto& d = device(static_cast<c10::DeviceIndex>(index));
+    uint64_t free_bytes = 0, total_bytes = 0;
+    call_core([&] {
+      hal::throw_on_failure(d.table(), d.table().get_memory_info(d.local_index, &free_bytes, &total_bytes),
+                            "get_memory_info");
+    });
+    return py::make_tuple(free_bytes, total_bytes);
+  });
+
+  // streams (torch.Stream / torch.Event carry the rest through the device guard)
+  m.def("synchronize", [](int index) { call_core([&] { hal::synchronize_device(index); }); });
+  m.def("current_stream_id", [](int index) { return call_core([&] { return hal::current_stream(index); }); });
+  m.def("set_current_stream", [](int index, int64_t id) {
+    call_core([&] {
+      hal::native_stream(index, id);  // validates the id
+      hal::set_current_stream(index, id);
+    });
+  });
+
+  // memory
+  m.def("memory_stats", [](int index) {
+    device(static_cast<c10::DeviceIndex>(index));
+    return call_core([&] { return hal::memory_stats(index); });
+  });
+  m.def("reset_peak_memory_stats", [](int index) { call_core([&] { hal::reset_peak_stats(index); }); });
+  m.def("reset_accumulated_memory_stats", [](int index) { call_core([&] { hal::reset_accumulated_stats(index); }); });
+  m.def("empty_cache", [] { call_core([] { hal::empty_cache(); }); });
+  m.def("set_memory_fraction", [](double fraction, int index) {
+    TORCH_CHECK_VALUE(fraction > 0.0 && fraction <= 1.0, "memory fraction must be in (0, 1], got ", fraction);
+    device(static_cast<c10::DeviceIndex>(index));
+    call_core([&] { hal::set_memory_fraction(index, fraction); });
+  });
+  m.def("get_memory_fraction", [](int index) { return call_core([&] { return hal::memory_fraction(index); }); });
+  m.def("memory_snapshot", &snapshot_list);
+  m.def("record_memory_history", [](bool enabled) {
+    hal::set_context_recorder(enabled ? &python_stack_context : nullptr);
+  });
+
+  // random
+  m.def("default_generator", [](int index) {
+    return py::reinterpret_steal<py::object>(
+        THPGenerator_initDefaultGenerator(default_generator(static_cast<c10::DeviceIndex>(index))));
+  });
+
+  // the CPU fallback
+  m.def("fallback_stats", &fallback_stats);
+  m.def("reset_fallback_stats", &reset_fallback_stats);
+  m.def("set_strict", &set_strict_mode);
+  m.def("is_strict", &strict_mode);
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs every test: the HAL core's GoogleTest suite (CTest) and the Python suite (pytest).
+# Expects scripts/setup.sh --tests to have run. Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+build_dir=$("$PYTHON" - <<'PY'
+import sys, torch
+print(f"build/cmake-py{sys.version_info.major}{sys.version_info.minor}-torch{torch.__version__.split('+')[0]}")
+PY
+)
+echo "== ctest ($build_dir)"
+ctest --test-dir "$build_dir" --output-on-failure -j 2
+echo "== pytest"
+"$PYTHON" -m pytest tests -q "$@"

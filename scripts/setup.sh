@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Sets up a fresh machine for torch_hal and builds it in place (editable install).
+#   bash scripts/setup.sh           # what the quickstart needs
+#   bash scripts/setup.sh --tests   # also GoogleTest and pytest, for scripts/run_tests.sh
+# Uses the PyTorch already installed when there is one (the GPU machine has 2.11 with CUDA); otherwise
+# installs exactly torch==2.13.0 (never a looser spec: that would pull the newest torch with CUDA).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+with_tests=0
+[[ "${1:-}" == "--tests" ]] && with_tests=1
+
+as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else "$@"; fi; }
+
+need_apt=()
+command -v cmake >/dev/null || need_apt+=(cmake)
+command -v g++ >/dev/null || need_apt+=(g++)
+if [[ $with_tests -eq 1 && ! -f /usr/include/gtest/gtest.h ]]; then need_apt+=(libgtest-dev); fi
+if [[ ${#need_apt[@]} -gt 0 ]]; then
+  echo "setup: installing ${need_apt[*]} with apt-get"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${need_apt[@]}"
+fi
+
+if ! "$PYTHON" -c "import torch" 2>/dev/null; then
+  echo "setup: installing torch==2.13.0"
+  "$PYTHON" -m pip install -q "torch==2.13.0"
+fi
+pip_pkgs=()
+"$PYTHON" -c "import numpy" 2>/dev/null || pip_pkgs+=(numpy)
+if [[ $with_tests -eq 1 ]]; then "$PYTHON" -c "import pytest" 2>/dev/null || pip_pkgs+=(pytest); fi
+if [[ ${#pip_pkgs[@]} -gt 0 ]]; then "$PYTHON" -m pip install -q "${pip_pkgs[@]}"; fi
+
+export TORCH_HAL_BUILD_TESTS=$([[ $with_tests -eq 1 ]] && echo ON || echo OFF)
+echo "setup: building torch_hal against torch $("$PYTHON" -c 'import torch; print(torch.__version__)')"
+"$PYTHON" -m pip install -q --no-deps --no-build-isolation -e .
+"$PYTHON" -m torch_hal info

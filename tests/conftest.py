@@ -1,0 +1,32 @@
+"""Shared by every pytest suite: the package import, the fixture adapter libraries, subprocess runs."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import torch_hal  # noqa: F401  (registers hal)
+
+FIXTURE_LIB_DIR = Path(__file__).resolve().parent / "fixtures" / "lib"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def fixture_library(name: str) -> Path:
+    path = FIXTURE_LIB_DIR / f"libhal_fixture_{name}.so"
+    if not path.exists():
+        pytest.fail(f"{path} is missing: build with TORCH_HAL_BUILD_TESTS=ON (scripts/setup.sh --tests)")
+    return path
+
+
+def run_python(code: str, **env) -> subprocess.CompletedProcess:
+    """Runs `code` in a fresh interpreter with extra environment variables (for import-time settings)."""
+    full_env = dict(os.environ, **{k: str(v) for k, v in env.items()})
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full_env,
+                          cwd=REPO_ROOT, timeout=300)
+
+
+@pytest.fixture
+def hal0():
+    return torch.device("hal", 0)

@@ -1,0 +1,154 @@
+// AdapterLibrary and find_adapter_libraries on real files: the host adapter and the broken fixtures.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "hal/adapter_library.h"
+#include "hal/adapter_loader.h"
+#include "hal/caching_allocator.h"
+#include "hal/copy_engine.h"
+#include "hal/device_registry.h"
+#include "test_util.h"
+
+namespace {
+
+using hal::AdapterLibrary;
+using hal::AdapterState;
+using hal_test::fixture;
+
+TEST(AdapterLibrary, LoadsHostAdapter) {
+  auto lib = AdapterLibrary::open(hal_test::host_adapter_path());
+  ASSERT_EQ(lib->state(), AdapterState::Loaded) << lib->reason();
+  EXPECT_EQ(lib->name(), "host");
+  EXPECT_EQ(lib->abi_version(), HAL_ABI_VERSION);
+  EXPECT_EQ(lib->device_count(), 1);  // TORCH_HAL_HOST_DEVICES=1 for this executable
+  EXPECT_TRUE(lib->reason().empty());
+  EXPECT_FALSE(lib->description().empty());
+  EXPECT_EQ(lib->table().op_supported, nullptr);
+}
+
+TEST(AdapterLibrary, SecondOpenOfSameFileDoesNotShutDownTheRegistrysAdapter) {
+  { auto lib = AdapterLibrary::open(hal_test::host_adapter_path()); }  // opened and closed again
+  // The registry's host device must still work: allocate, copy through it and read back.
+  std::vector<unsigned char> in(4096, 0xAB), out(4096, 0);
+  hal::Allocation a = hal::allocate(0, in.size(), 0);
+  hal::copy_host_to_device(0, a.ptr, in.data(), in.size(), 0, false, false);
+  hal::copy_device_to_host(0, out.data(), a.ptr, out.size(), 0, false, false);
+  hal::free_block(a.block);
+  EXPECT_EQ(in, out);
+}
+
+TEST(AdapterLibrary, NotAnAdapter) {
+  const std::string path = fixture("not_an_adapter");
+  auto lib = AdapterLibrary::open(path);
+  EXPECT_EQ(lib->state(), AdapterState::Broken);
+  EXPECT_EQ(lib->reason(), path + " is not a torch_hal adapter: it does not export hal_adapter_query");
+  EXPECT_EQ(lib->name(), "libhal_fixture_not_an_adapter");
+}
+
+TEST(AdapterLibrary, WrongAbiNamesBothVersions) {
+  const std::string path = fixture("wrong_abi");
+  auto lib = AdapterLibrary::open(path);
+  EXPECT_EQ(lib->state(), AdapterState::Broken);
+  EXPECT_EQ(lib->reason(), path + ": adapter ABI version 2.0, but this torch_hal speaks 1.0: rebuild the adapter "
+                                  "against torch_hal's include/torch_hal/adapter.h");
+  EXPECT_EQ(lib->abi_version(), 2u << 16);
+  EXPECT_EQ(lib->name(), "fixture_wrong_abi");
+}
+
+TEST(AdapterLibrary, UnavailableKeepsTheAdaptersReason) {
+  auto lib = AdapterLibrary::open(fixture("unavailable"));
+  EXPECT_EQ(lib->state(), AdapterState::Unavailable);
+  EXPECT_EQ(lib->reason(), "fixture runtime libfoo.so.1 not found: install foo");
+  EXPECT_EQ(lib->name(), "fixture_unavailable");
+  EXPECT_EQ(lib->device_count(), 0);
+}
+
+TEST(AdapterLibrary, MissingFileReportsDlerror) {
+  auto lib = AdapterLibrary::open("/nonexistent/libhal_adapter_missing.so");
+  EXPECT_EQ(lib->state(), AdapterState::Broken);
+  EXPECT_NE(lib->reason().find("/nonexistent/libhal_adapter_missing.so cannot be loaded: "), std::string::npos)
+      << lib->reason();
+  EXPECT_NE(lib->reason().find("No such file"), std::string::npos) << lib->reason();  // dlerror() text
+}
+
+// A copy of the host adapter's table to damage in one place.
+hal_adapter_t host_table_copy() {
+  auto lib = AdapterLibrary::open(hal_test::host_adapter_path());
+  return lib->table();  // the library stays loaded by the registry, so the function pointers stay valid
+}
+
+TEST(AdapterLibrary, RefusesTableSmallerThanV1_0) {
+  hal_adapter_t t = host_table_copy();
+  t.struct_size = 64;
+  auto lib = AdapterLibrary::from_table(&t, "small-table");
+  EXPECT_EQ(lib->state(), AdapterState::Broken);
+  EXPECT_NE(lib->reason().find("smaller than the"), std::string::npos) << lib->reason();
+}
+
+TEST(AdapterLibrary, RefusesNullRequiredFunction) {
+  hal_adapter_t t = host_table_copy();
+  t.device_synchronize = nullptr;
+  auto lib = AdapterLibrary::from_table(&t, "incomplete-table");
+  EXPECT_EQ(lib->state(), AdapterState::Broken);
+  EXPECT_NE(lib->reason().find("device_synchronize"), std::string::npos) << lib->reason();
+  EXPECT_EQ(AdapterLibrary::from_table(nullptr, "null")->state(), AdapterState::Broken);
+}
+
+TEST(AdapterLibrary, StateNames) {
+  EXPECT_STREQ(hal::adapter_state_name(AdapterState::Loaded), "loaded");
+  EXPECT_STREQ(hal::adapter_state_name(AdapterState::Unavailable), "unavailable");
+  EXPECT_STREQ(hal::adapter_state_name(AdapterState::Broken), "broken");
+}
+
+// Sets an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() { had_ ? setenv(name_, old_.c_str(), 1) : unsetenv(name_); }
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
+
+TEST(AdapterLoader, OrderIsForcedThenPathThenPackageWithoutDuplicates) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("hal_loader_test_" + std::to_string(getpid()));
+  fs::create_directories(root / "path");
+  fs::create_directories(root / "pkg");
+  for (const char* f : {"path/libhal_adapter_b.so", "path/libhal_adapter_a.so", "path/libother.so",
+                        "path/libacme_hal_adapter.so", "path/libhal_adapter_x.txt", "pkg/libhal_adapter_c.so",
+                        "pkg/libtorch_hal_core.so"}) {
+    std::ofstream(root / f) << "not really a library";
+  }
+  std::vector<std::string> found;
+  {
+    ScopedEnv forced("TORCH_HAL_ADAPTERS", "/missing/forced.so:" + (root / "pkg/libhal_adapter_c.so").string());
+    ScopedEnv path("TORCH_HAL_ADAPTER_PATH", (root / "path").string() + ":/does/not/exist:" + (root / "pkg").string());
+    found = hal::find_adapter_libraries((root / "pkg").string());
+  }
+  const std::vector<std::string> expected = {
+      "/missing/forced.so",                            // forced, missing: kept to be reported
+      (root / "pkg/libhal_adapter_c.so").string(),     // forced; later finds of the same file are dropped
+      (root / "path/libacme_hal_adapter.so").string(), // folder entries in name order
+      (root / "path/libhal_adapter_a.so").string(),
+      (root / "path/libhal_adapter_b.so").string(),
+  };
+  EXPECT_EQ(found, expected);
+  fs::remove_all(root);
+}
+
+TEST(AdapterLoader, PackageFolderHoldsHostAdapter) {
+  std::vector<std::string> found = hal::find_adapter_libraries(hal_test::lib_dir());
+  ASSERT_FALSE(found.empty());
+  EXPECT_EQ(found.back(), hal_test::host_adapter_path());
+}
+
+}  // namespace

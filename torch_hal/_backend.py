@@ -1,0 +1,42 @@
+"""Registers the hal device with PyTorch, once, in the order PyTorch needs: the name first, then the
+native module (guard, hooks, allocator, kernels), then the Python device module and generated methods."""
+import os
+import warnings
+from pathlib import Path
+
+import torch
+
+_LIB_DIR = Path(__file__).resolve().parent / "lib"
+_registered = False
+
+
+def register():
+    global _registered
+    if _registered:
+        return
+    if torch._C._get_privateuse1_backend_name() != "hal":
+        torch.utils.rename_privateuse1_backend("hal")
+
+    from torch_hal import _C
+
+    _C._init(str(_LIB_DIR))
+
+    from torch_hal import device_module
+
+    torch._register_device_module("hal", device_module)
+    torch.utils.generate_methods_for_privateuse1_backend(
+        for_tensor=True, for_module=True, for_storage=True, for_packed_sequence=True
+    )
+    _registered = True
+    _report_broken_adapters(_C.adapters())
+
+
+def _report_broken_adapters(adapter_dicts):
+    # Absent adapters are quiet; an adapter the user asked for that cannot load is worth a warning.
+    for a in adapter_dicts:
+        if a["state"] == "broken":
+            warnings.warn(f"torch_hal: adapter {a['path']} could not be loaded: {a['reason']}", RuntimeWarning,
+                          stacklevel=3)
+    if os.environ.get("TORCH_HAL_VERBOSE"):
+        for a in adapter_dicts:
+            print(f"torch_hal: adapter {a['name']}: {a['state']} {a['reason']}")

@@ -1,0 +1,15 @@
+"""PyTorch's ``torch.backends`` autoload entry point for torch_hal.
+
+It lives outside the package on purpose: if torch_hal cannot load (a build for another torch, say),
+``import torch`` still works and says why with a warning; ``import torch_hal`` then raises the error itself.
+"""
+import warnings
+
+
+def load():
+    try:
+        import torch_hal  # noqa: F401  (the import registers the hal device)
+    except Exception as error:  # noqa: BLE001  (any failure must not break `import torch`)
+        warnings.warn(f"torch_hal could not be loaded, so the hal device is not registered: {error}. "
+                      "Rebuild it with `pip install --no-build-isolation -e .`, or set "
+                      "TORCH_DEVICE_BACKEND_AUTOLOAD=0 to skip it.", RuntimeWarning)
