@@ -10,6 +10,6 @@ print(f"build/cmake-py{sys.version_info.major}{sys.version_info.minor}-torch{tor
 PY
 )
 echo "== ctest ($build_dir)"
-ctest --test-dir "$build_dir" --output-on-failure -j 2
+ctest --test-dir "$build_dir" --output-on-failure --no-tests=error -j 2
 echo "== pytest"
 "$PYTHON" -m pytest tests -q "$@"
