@@ -1,6 +1,7 @@
 """Registers the hal device with PyTorch, once, in the order PyTorch needs: the name first, then the
 native module (guard, hooks, allocator, kernels), then the Python device module and generated methods."""
 import os
+import sys
 import warnings
 from pathlib import Path
 
@@ -17,7 +18,14 @@ def register():
     if torch._C._get_privateuse1_backend_name() != "hal":
         torch.utils.rename_privateuse1_backend("hal")
 
-    from torch_hal import _C
+    try:
+        from torch_hal import _C
+    except ImportError as error:
+        raise ImportError(
+            f"torch_hal's native module is missing or was built for another Python or PyTorch ({error}). "
+            f"Build it for this one (Python {sys.version_info.major}.{sys.version_info.minor}, torch "
+            f"{torch.__version__}) with `pip install --no-build-isolation -e .` in the torch_hal checkout."
+        ) from error
 
     _C._init(str(_LIB_DIR))
 

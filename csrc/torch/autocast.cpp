@@ -6,11 +6,9 @@
 namespace torch_hal {
 namespace {
 
-// The op-list macros spell signatures with ATen's unqualified names.
-using at::IntArrayRef;
-using at::Scalar;
-using at::ScalarType;
-using at::Tensor;
+// The op-list macros spell signatures with ATen's unqualified names, and which names they use differs
+// between PyTorch releases (2.11 adds DimnameList), so the whole namespace is brought in, here only.
+using namespace at;  // NOLINT(google-build-using-namespace)
 
 #define HAL_AUTOCAST_LOWER_PRECISION(...) KERNEL_PRIVATEUSEONE(__VA_ARGS__, lower_precision_fp)
 #define HAL_AUTOCAST_FP32(...) KERNEL_PRIVATEUSEONE(__VA_ARGS__, fp32)
