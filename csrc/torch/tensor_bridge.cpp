@@ -6,6 +6,7 @@
 #include <c10/core/CPUAllocator.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 
 #include "allocator.h"
@@ -41,6 +42,28 @@ at::Tensor host_twin(const at::Tensor& t, int64_t first_byte, int64_t bytes) {
       .set_(buffer.storage(), offset_elems, t.sizes(), t.strides());
 }
 
+at::Tensor make_cpu_alias(const at::Tensor& t) {
+  const auto& storage = t.storage();
+  // A non-owning view of the hal bytes. It is resizable through the CPU allocator so that out= kernels
+  // may grow it; inside an OutputCaptureScope the new memory is hal memory, adopted afterwards.
+  c10::Storage alias(c10::Storage::use_byte_size_t(), storage.nbytes(),
+                     c10::DataPtr(const_cast<void*>(storage.data_ptr().get()), c10::Device(c10::DeviceType::CPU)),
+                     c10::GetCPUAllocator(), /*resizable=*/true);
+  auto out = at::detail::make_tensor<c10::TensorImpl>(std::move(alias), c10::DispatchKeySet(c10::DispatchKey::CPU),
+                                                      t.dtype());
+  out.unsafeGetTensorImpl()->set_sizes_and_strides(t.sizes(), t.strides(), t.storage_offset());
+  return out;
+}
+
+// An alias still describes `t` exactly: same bytes, dtype and geometry. Then it can stand in for `t`
+// again, whatever happened in between (even if `t` is a different tensor at the same address).
+bool alias_matches(const at::Tensor& alias, const at::Tensor& t) {
+  const auto& a = alias.storage();
+  const auto& h = t.storage();
+  return a.data_ptr().get() == h.data_ptr().get() && a.nbytes() == h.nbytes() && alias.dtype() == t.dtype() &&
+         alias.storage_offset() == t.storage_offset() && alias.sizes() == t.sizes() && alias.strides() == t.strides();
+}
+
 }  // namespace
 
 bool is_hal(const at::Tensor& t) { return t.defined() && t.device().type() == kHal; }
@@ -67,16 +90,24 @@ void wait_for_current_stream(c10::DeviceIndex index) {
 }
 
 at::Tensor cpu_alias(const at::Tensor& t) {
-  const auto& storage = t.storage();
-  // A non-owning view of the hal bytes. It is resizable through the CPU allocator so that out= kernels
-  // may grow it; inside an OutputCaptureScope the new memory is hal memory, adopted afterwards.
-  c10::Storage alias(c10::Storage::use_byte_size_t(), storage.nbytes(),
-                     c10::DataPtr(const_cast<void*>(storage.data_ptr().get()), c10::Device(c10::DeviceType::CPU)),
-                     c10::GetCPUAllocator(), /*resizable=*/true);
-  auto out = at::detail::make_tensor<c10::TensorImpl>(std::move(alias), c10::DispatchKeySet(c10::DispatchKey::CPU),
-                                                      t.dtype());
-  out.unsafeGetTensorImpl()->set_sizes_and_strides(t.sizes(), t.strides(), t.storage_offset());
-  return out;
+  // Making an alias costs three allocations, as much as a small op itself; the same tensors (weights,
+  // activations in a loop) come back op after op. So each thread keeps its last few aliases and reuses one
+  // when it still matches and nothing else holds it (a kernel may have kept it, e.g. inside a view).
+  struct Entry {
+    const c10::TensorImpl* hal = nullptr;
+    at::Tensor alias;
+  };
+  constexpr size_t kEntries = 8;
+  thread_local std::array<Entry, kEntries> cache;
+  thread_local size_t next_victim = 0;
+  const auto* key = t.unsafeGetTensorImpl();
+  for (auto& e : cache) {
+    if (e.hal == key && e.alias.use_count() == 1 && alias_matches(e.alias, t)) return e.alias;
+  }
+  Entry& slot = cache[next_victim++ % kEntries];
+  slot.hal = key;
+  slot.alias = make_cpu_alias(t);
+  return slot.alias;
 }
 
 at::Tensor download(const at::Tensor& t) {

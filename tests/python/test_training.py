@@ -59,3 +59,10 @@ def test_module_methods(hal0):
     model = nn.Linear(3, 2).hal()
     assert next(model.parameters()).device == hal0
     assert model(torch.randn(4, 3, device=hal0)).device == hal0
+
+
+def test_host_only_backward_runs_on_the_calling_thread():
+    # With only host-accessible hal devices, autograd's per-device worker thread would run the same CPU
+    # kernels in a second OpenMP pool; torch_hal turns it off for the importing thread (see _backend.py).
+    if all(torch.hal.get_device_properties(i).host_accessible for i in range(torch.hal.device_count())):
+        assert not torch._C._is_multithreading_enabled()
