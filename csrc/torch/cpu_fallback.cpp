@@ -260,4 +260,23 @@ TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&run_on_cpu_kernel>());
 }
 
+void route_structured_functional_ops_to_cpu_kernels() {
+  // A structured op's functional form (add, mse_loss, ...) has a CPU kernel of its own, but a backend
+  // without one gets CompositeExplicitAutogradNonFunctional: allocate the output from the meta shape, then
+  // call the out= kernel. CPU's out= kernels do not always expect that (mse_loss and smooth_l1_loss warn
+  // about resizing it), and it is a detour. So such ops run CPU's functional kernel, as CPU tensors do.
+  static torch::Library library(torch::Library::IMPL, "aten", c10::DispatchKey::PrivateUse1, __FILE__, __LINE__);
+  auto& dispatcher = c10::Dispatcher::singleton();
+  for (const c10::OperatorName& name : dispatcher.getAllOpNames()) {
+    const auto op = dispatcher.findOp(name);
+    if (!op.has_value() || name.name.rfind("aten::", 0) != 0) continue;
+    if (op->hasKernelForDispatchKey(c10::DispatchKey::CPU) &&
+        op->hasKernelForDispatchKey(c10::DispatchKey::CompositeExplicitAutogradNonFunctional) &&
+        !op->hasKernelForDispatchKey(c10::DispatchKey::PrivateUse1)) {
+      const std::string overload = name.name.substr(6) + (name.overload_name.empty() ? "" : "." + name.overload_name);
+      library.impl(overload.c_str(), torch::CppFunction::makeFromBoxedFunction<&run_on_cpu_kernel>());
+    }
+  }
+}
+
 }  // namespace torch_hal

@@ -17,6 +17,10 @@ namespace torch_hal {
 // The boxed kernel registered for every op of the hal dispatch key that has no kernel of its own.
 void run_on_cpu_kernel(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::jit::Stack* stack);
 
+// Registers run_on_cpu_kernel for the functional forms of structured ops (see cpu_fallback.cpp). Runs once
+// at import, after every static registration (this file's and PyTorch's) is in place.
+void route_structured_functional_ops_to_cpu_kernels();
+
 std::map<std::string, int64_t> fallback_stats();
 void reset_fallback_stats();
 bool strict_mode();

@@ -113,6 +113,7 @@ PYBIND11_MODULE(_C, m) {
     initialize(lib_dir);
     register_hooks();
     install_output_capture_allocator();
+    route_structured_functional_ops_to_cpu_kernels();
   });
   m.def("abi_version", [] { return std::to_string(HAL_ABI_VERSION_MAJOR) + "." + std::to_string(HAL_ABI_VERSION_MINOR); });
 

@@ -55,6 +55,20 @@ def test_gradients_of_functional_ops(hal0):
         assert torch.allclose(b.grad.cpu(), a.grad, atol=1e-10)
 
 
+def test_losses_raise_no_warning_that_cpu_does_not(hal0):
+    import warnings
+    x = torch.randn(6, 3, dtype=torch.float64)
+    t = torch.randn(6, 3, dtype=torch.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for loss in (F.mse_loss, F.l1_loss, F.smooth_l1_loss):
+            a = x.clone().to(hal0).requires_grad_()
+            loss(a, t.to(hal0)).backward()
+            b = x.clone().requires_grad_()
+            loss(b, t).backward()
+            assert torch.allclose(a.grad.cpu(), b.grad)
+
+
 def test_module_methods(hal0):
     model = nn.Linear(3, 2).hal()
     assert next(model.parameters()).device == hal0
