@@ -48,7 +48,7 @@ def train(device: torch.device, x_all, y_all, steps: int, batch: int, seed: int)
         losses.append(loss.detach())
     sync(device)
     elapsed = time.perf_counter() - start
-    return [float(l) for l in losses], elapsed / steps
+    return [float(l) for l in losses], elapsed / steps, model
 
 
 def main():
@@ -69,8 +69,8 @@ def main():
     # Devices are numbered best first: accelerators before the host reference device.
     device = torch.device("hal", 0)
     x, y = make_data(8192, args.seed)
-    hal_losses, hal_step = train(device, x, y, args.steps, args.batch, args.seed)
-    cpu_losses, cpu_step = train(torch.device("cpu"), x, y, args.steps, args.batch, args.seed)
+    hal_losses, hal_step, hal_model = train(device, x, y, args.steps, args.batch, args.seed)
+    cpu_losses, cpu_step, _ = train(torch.device("cpu"), x, y, args.steps, args.batch, args.seed)
 
     diff = max(abs(a - b) for a, b in zip(hal_losses, cpu_losses))
     print(f"\nTrained 784-256-128-10 MLP for {args.steps} steps, batch {args.batch}:")
@@ -78,11 +78,12 @@ def main():
           f"final loss {hal_losses[-1]:.6f}, {hal_step * 1e3:.3f} ms/step")
     print(f"  cpu: first loss {cpu_losses[0]:.6f}, final loss {cpu_losses[-1]:.6f}, {cpu_step * 1e3:.3f} ms/step")
     print(f"  largest loss difference over all steps: {diff:.3e}")
-    print(f"\nMemory on {device}: allocated {torch.hal.memory_allocated(device) / 2**20:.2f} MiB, "
+    print(f"\nMemory on {device} with the trained model alive: allocated {torch.hal.memory_allocated(device) / 2**20:.2f} MiB, "
           f"peak {torch.hal.max_memory_allocated(device) / 2**20:.2f} MiB, "
           f"reserved {torch.hal.memory_reserved(device) / 2**20:.2f} MiB")
     print(torch.hal.memory_summary(device))
     print("CPU-fallback ops (copies to and from the device):", torch.hal.fallback_stats() or "none")
+    del hal_model
 
 
 if __name__ == "__main__":

@@ -42,6 +42,7 @@ from torch_hal.streams import (  # noqa: F401
     stream,
 )
 from torch_hal.device_index import device_index as _device_index
+from torch_hal import memory  # noqa: F401  (torch.hal.memory._record_memory_history, as torch.cuda.memory)
 
 _DeviceLike = Union[int, str, torch.device, None]
 

@@ -182,14 +182,18 @@ def test_event_elapsed_time(device):
 
 def test_many_threads_allocate_copy_and_free(device):
     import random
+    import time
     torch.hal.synchronize(device)
     start = torch.hal.memory_allocated(device)
     errors = []
+    deadline = time.monotonic() + 3.0
+    iterations = [0] * 8
 
     def worker(seed):
         rng = random.Random(seed)
         try:
-            for _ in range(60):
+            while time.monotonic() < deadline:
+                iterations[seed] += 1
                 n = rng.randint(1, 200_000)
                 cpu = torch.full((n,), float(seed))
                 t = cpu.to(device)
@@ -204,6 +208,7 @@ def test_many_threads_allocate_copy_and_free(device):
     for t in threads:
         t.join()
     assert not errors, errors
+    assert all(n > 0 for n in iterations), iterations
     torch.hal.synchronize(device)
     assert torch.hal.memory_allocated(device) == start
 

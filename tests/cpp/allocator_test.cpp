@@ -8,6 +8,7 @@
 #include "hal/caching_allocator.h"
 #include "hal/device_registry.h"
 #include "hal/streams.h"
+#include "stream_gate.h"
 #include "test_util.h"
 
 namespace {
@@ -219,25 +220,28 @@ TEST_F(Allocator, InvalidFractionDeviceStreamAndHugeSize) {
 TEST_F(Allocator, StreamOrderedReuseWaitsForRecordedStreams) {
   const hal::Device& d = hal::DeviceRegistry::instance().device(0);
   hal::StreamId side = hal::create_stream(0);
-  hal::Allocation scratch = hal::allocate(0, 128 * kMiB, side);
   hal::Allocation x = hal::allocate(0, kMiB, 0);
   hal::record_stream(x.block, side);
-  for (int i = 0; i < 8; ++i) {  // long work on the side stream
-    ASSERT_EQ(d.table().memset_async(0, scratch.ptr, i, 128 * kMiB, hal::native_stream(0, side)), HAL_STATUS_SUCCESS);
+  {
+    hal_test::StreamGate gate(0, side);  // the side stream's use of x stays pending until gate.open()
+    ASSERT_EQ(d.table().memset_async(0, x.ptr, 1, kMiB, hal::native_stream(0, side)), HAL_STATUS_SUCCESS);
+    hal::free_block(x.block);
+    EXPECT_EQ(stat("allocated_bytes.small_pool.current"), 0);
+    EXPECT_EQ(stat("active_bytes.small_pool.current"), static_cast<int64_t>(kMiB));  // pending, still active
+    hal::Allocation y = hal::allocate(0, kMiB, 0);
+    EXPECT_NE(y.ptr, x.ptr) << "reused while the side stream still uses it";
+    EXPECT_FALSE(hal::query_stream(0, side));
+    hal::free_block(y.block);
+    hal::Allocation again = hal::allocate(0, kMiB, 0);  // still pending: y's half again, never x's
+    EXPECT_NE(again.ptr, x.ptr);
+    hal::free_block(again.block);
+    gate.open();
   }
-  hal::free_block(x.block);
-  EXPECT_EQ(stat("allocated_bytes.small_pool.current"), 0);
-  EXPECT_EQ(stat("active_bytes.small_pool.current"), static_cast<int64_t>(kMiB));  // pending, still active
-  hal::Allocation y = hal::allocate(0, kMiB, 0);
-  EXPECT_NE(y.ptr, x.ptr) << "reused while the side stream may still use it";
-  EXPECT_FALSE(hal::query_stream(0, side));
-  hal::free_block(y.block);
   hal::synchronize_stream(0, side);
   hal::Allocation z = hal::allocate(0, kMiB, 0);
   EXPECT_EQ(z.ptr, x.ptr);  // the events completed: x came back and merged with y
   EXPECT_EQ(stat("active_bytes.small_pool.current"), static_cast<int64_t>(kMiB));
   hal::free_block(z.block);
-  hal::free_block(scratch.block);
 }
 
 TEST_F(Allocator, RecordOnOwnStreamDoesNotDelayReuse) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <set>
 #include <thread>
@@ -12,6 +13,7 @@
 #include "hal/device_registry.h"
 #include "hal/event.h"
 #include "hal/streams.h"
+#include "stream_gate.h"
 #include "test_util.h"
 
 namespace {
@@ -27,13 +29,15 @@ struct DeviceBuffer {
   size_t size;
 };
 
-// Enqueues work that keeps `stream` busy for a while (tens of milliseconds on any machine).
-void keep_busy(const DeviceBuffer& scratch, hal::StreamId stream, int rounds = 8) {
+// Enqueues a memset of the whole buffer on `stream`.
+void fill(const DeviceBuffer& buffer, int value, hal::StreamId stream) {
   const hal::Device& d = hal::DeviceRegistry::instance().device(0);
-  for (int i = 0; i < rounds; ++i) {
-    ASSERT_EQ(d.table().memset_async(0, scratch.data(), i, scratch.size, hal::native_stream(0, stream)),
-              HAL_STATUS_SUCCESS);
-  }
+  ASSERT_EQ(d.table().memset_async(0, buffer.data(), value, buffer.size, hal::native_stream(0, stream)),
+            HAL_STATUS_SUCCESS);
+}
+
+bool all_equal(const DeviceBuffer& buffer, char value) {
+  return std::all_of(buffer.data(), buffer.data() + buffer.size, [value](char c) { return c == value; });
 }
 
 TEST(Streams, DefaultIsCurrentAndNull) {
@@ -81,13 +85,16 @@ TEST(Streams, InvalidIdsAndDevices) {
 }
 
 TEST(Streams, QueryAndSynchronize) {
-  DeviceBuffer scratch(128 * kMiB);
+  DeviceBuffer buffer(kMiB);
   hal::StreamId s = hal::create_stream(0);
   EXPECT_TRUE(hal::query_stream(0, s));
-  keep_busy(scratch, s);
-  EXPECT_FALSE(hal::query_stream(0, s));
+  hal_test::StreamGate gate(0, s);
+  fill(buffer, 4, s);
+  EXPECT_FALSE(hal::query_stream(0, s));  // held at the gate: pending, whatever the machine's load
+  gate.open();
   hal::synchronize_stream(0, s);
   EXPECT_TRUE(hal::query_stream(0, s));
+  EXPECT_TRUE(all_equal(buffer, 4));
 }
 
 TEST(Streams, WorkRunsInOrderOnOneStream) {
@@ -114,11 +121,14 @@ TEST(Events, NeverRecordedCountsAsComplete) {
 }
 
 TEST(Events, StreamWaitsForEventOfAnotherStream) {
-  DeviceBuffer src(64 * kMiB), dst(64 * kMiB), scratch(128 * kMiB);
+  DeviceBuffer src(16 * kMiB), dst(16 * kMiB);
+  fill(src, 1, hal::kDefaultStreamId);
+  fill(dst, 0, hal::kDefaultStreamId);
+  hal::synchronize_stream(0, hal::kDefaultStreamId);
   hal::StreamId producer = hal::create_stream(0), consumer = hal::create_stream(0);
   const hal::Device& d = hal::DeviceRegistry::instance().device(0);
-  keep_busy(scratch, producer);  // so that the consumer would run first without the wait
-  ASSERT_EQ(d.table().memset_async(0, src.data(), 7, src.size, hal::native_stream(0, producer)), HAL_STATUS_SUCCESS);
+  hal_test::StreamGate gate(0, producer);  // the producer cannot write src before gate.open()
+  fill(src, 7, producer);
   hal::Event ready;
   ready.record(0, producer);
   EXPECT_TRUE(ready.recorded());
@@ -128,39 +138,74 @@ TEST(Events, StreamWaitsForEventOfAnotherStream) {
   ASSERT_EQ(d.table().memcpy_async(0, dst.data(), src.data(), src.size, HAL_COPY_DEVICE_TO_DEVICE,
                                    hal::native_stream(0, consumer)),
             HAL_STATUS_SUCCESS);
+  hal::Event copied;
+  copied.record(0, consumer);
+  // The consumer is idle but for the copy, which must wait for the gated producer: it cannot be done.
+  EXPECT_FALSE(hal::query_stream(0, consumer));
+  EXPECT_FALSE(copied.query());
+  EXPECT_TRUE(all_equal(dst, 0));
+  gate.open();
   hal::synchronize_stream(0, consumer);
   EXPECT_TRUE(ready.query());
-  EXPECT_TRUE(std::all_of(dst.data(), dst.data() + dst.size, [](char c) { return c == 7; }));
+  EXPECT_TRUE(all_equal(dst, 7));  // a copy that ran before the producer's fill would have copied 1s
+}
+
+TEST(Events, WaitIsForTheRecordBeforeTheCall) {
+  // A record made after stream_wait_event does not hold the waiting stream (CUDA semantics).
+  hal::StreamId a = hal::create_stream(0), b = hal::create_stream(0);
+  hal::Event e;
+  e.record(0, a);
+  e.synchronize();
+  hal_test::StreamGate gate(0, a);
+  e.block(0, b);      // waits for the completed first record only
+  e.record(0, a);     // held at the gate
+  hal::synchronize_stream(0, b);  // returns although the second record is pending
+  EXPECT_FALSE(e.query());
+  gate.open();
+  e.synchronize();
+  EXPECT_TRUE(e.query());
 }
 
 TEST(Events, ReRecordingWaitsForTheLatestRecord) {
-  DeviceBuffer scratch(128 * kMiB);
+  DeviceBuffer buffer(kMiB);
   hal::StreamId s = hal::create_stream(0);
   hal::Event e;
   e.record(0, s);
   e.synchronize();
   EXPECT_TRUE(e.query());
-  keep_busy(scratch, s);
+  hal_test::StreamGate gate(0, s);
+  fill(buffer, 3, s);
   e.record(0, s);
-  EXPECT_FALSE(e.query());
+  EXPECT_FALSE(e.query());  // the latest record is behind the gate
+  gate.open();
   e.synchronize();
   EXPECT_TRUE(e.query());
   EXPECT_TRUE(hal::query_stream(0, s));
+  EXPECT_TRUE(all_equal(buffer, 3));
 }
 
 TEST(Events, ElapsedTimeBracketsTheWork) {
-  DeviceBuffer scratch(128 * kMiB);
   hal::StreamId s = hal::create_stream(0);
   hal::Event start(true), end(true);
   const auto t0 = std::chrono::steady_clock::now();
   start.record(0, s);
-  keep_busy(scratch, s, 4);
+  start.synchronize();
+  hal_test::StreamGate gate(0, s);
   end.record(0, s);
+  // start completed before `held_from`; end cannot complete before `held_until`. The interval is
+  // measured here, so no assumption is made about how long the sleep (or anything else) takes.
+  const auto held_from = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const auto held_until = std::chrono::steady_clock::now();
+  gate.open();
   end.synchronize();
-  const float wall_ms = std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const auto t1 = std::chrono::steady_clock::now();
+  const float held_ms = std::chrono::duration<float, std::milli>(held_until - held_from).count();
+  const float wall_ms = std::chrono::duration<float, std::milli>(t1 - t0).count();
   const float ms = start.elapsed_ms(end);
-  EXPECT_GT(ms, 0.0f);
+  EXPECT_GE(ms, held_ms);
   EXPECT_LE(ms, wall_ms);
+  EXPECT_GT(ms, 0.0f);
   EXPECT_LT(end.elapsed_ms(start), 0.0f);
 }
 
@@ -173,15 +218,35 @@ TEST(Events, ElapsedTimeNeedsTimingAndRecords) {
 }
 
 TEST(Streams, SynchronizeDeviceWaitsForEveryStream) {
-  DeviceBuffer a(128 * kMiB), b(128 * kMiB), c(32 * kMiB);
+  DeviceBuffer a(kMiB), b(kMiB), c(kMiB);
   hal::StreamId s1 = hal::create_stream(0), s2 = hal::create_stream(0);
-  keep_busy(a, s1);
-  keep_busy(b, s2);
-  keep_busy(c, hal::kDefaultStreamId, 1);
+  hal_test::StreamGate g1(0, s1), g2(0, s2), g0(0, hal::kDefaultStreamId);
+  fill(a, 1, s1);
+  fill(b, 2, s2);
+  fill(c, 3, hal::kDefaultStreamId);
+  EXPECT_FALSE(hal::query_stream(0, s1));
+  EXPECT_FALSE(hal::query_stream(0, s2));
+  EXPECT_FALSE(hal::query_stream(0, hal::kDefaultStreamId));
+  // The gates open from another thread; synchronize_device cannot return before they did, since the
+  // work it waits for is behind them. (A synchronize_device that returned early would see
+  // `opened` false: the opener gives it a head start, which only makes such a bug easier to catch.)
+  std::atomic<bool> opened{false};
+  std::thread opener([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    opened.store(true);
+    g1.open();
+    g2.open();
+    g0.open();
+  });
   hal::synchronize_device(0);
+  EXPECT_TRUE(opened.load());
   EXPECT_TRUE(hal::query_stream(0, s1));
   EXPECT_TRUE(hal::query_stream(0, s2));
   EXPECT_TRUE(hal::query_stream(0, hal::kDefaultStreamId));
+  EXPECT_TRUE(all_equal(a, 1));
+  EXPECT_TRUE(all_equal(b, 2));
+  EXPECT_TRUE(all_equal(c, 3));
+  opener.join();
 }
 
 }  // namespace

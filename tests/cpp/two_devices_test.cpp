@@ -10,6 +10,7 @@
 #include "hal/copy_engine.h"
 #include "hal/device_registry.h"
 #include "hal/streams.h"
+#include "stream_gate.h"
 #include "test_util.h"
 
 namespace {
@@ -56,18 +57,28 @@ TEST(TwoDevices, PeerCopiesBothWays) {
 }
 
 TEST(TwoDevices, PeerCopyWaitsForSourceDeviceWork) {
-  const size_t n = 96 * kMiB;
-  DeviceBuffer src(0, n), dst(1, n), scratch(0, 64 * kMiB);
+  const size_t n = 16 * kMiB;
+  DeviceBuffer src(0, n), dst(1, n);
   const hal::Device& d0 = hal::DeviceRegistry::instance().device(0);
+  const hal::Device& d1 = hal::DeviceRegistry::instance().device(1);
+  ASSERT_EQ(d0.table().memset_async(0, src.data(), 1, n, nullptr), HAL_STATUS_SUCCESS);
+  ASSERT_EQ(d1.table().memset_async(1, dst.data(), 0, n, nullptr), HAL_STATUS_SUCCESS);
+  hal::synchronize_device(0);
+  hal::synchronize_device(1);
   hal::StreamId s0 = hal::create_stream(0), s1 = hal::create_stream(1);
   hal::set_current_stream(0, s0);
-  for (int i = 0; i < 6; ++i) {  // keep device 0's current stream busy, then write the source
-    ASSERT_EQ(d0.table().memset_async(0, scratch.data(), i, 64 * kMiB, hal::native_stream(0, s0)), HAL_STATUS_SUCCESS);
+  {
+    // Device 0's current stream is held, then writes the source: the copy on device 1 must wait for it.
+    hal_test::StreamGate gate(0, s0);
+    ASSERT_EQ(d0.table().memset_async(0, src.data(), 5, n, hal::native_stream(0, s0)), HAL_STATUS_SUCCESS);
+    hal::copy_device_to_device(1, dst.data(), 0, src.data(), n, s1, /*non_blocking=*/true);
+    EXPECT_FALSE(hal::query_stream(1, s1));  // device 1's stream only holds the copy: it must be waiting
+    EXPECT_TRUE(std::all_of(dst.data(), dst.data() + n, [](char c) { return c == 0; }));
+    gate.open();
   }
-  ASSERT_EQ(d0.table().memset_async(0, src.data(), 5, n, hal::native_stream(0, s0)), HAL_STATUS_SUCCESS);
-  hal::copy_device_to_device(1, dst.data(), 0, src.data(), n, s1, /*non_blocking=*/true);
   hal::synchronize_stream(1, s1);
   hal::set_current_stream(0, hal::kDefaultStreamId);
+  // A copy that had not waited would have read the 1s written before the gate.
   EXPECT_TRUE(std::all_of(dst.data(), dst.data() + n, [](char c) { return c == 5; }));
   hal::synchronize_device(0);
 }
