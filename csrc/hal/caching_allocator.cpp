@@ -48,6 +48,9 @@ constexpr size_t kMaxRequest = size_t{1} << 60;    // larger sizes would overflo
 
 size_t round_up(size_t n, size_t multiple) { return (n + multiple - 1) / multiple * multiple; }
 
+// The size of the segment new_segment() requests for a block of `rounded` bytes.
+size_t segment_size_for(size_t rounded, bool large) { return large ? round_up(rounded, kRoundLarge) : kSmallBuffer; }
+
 size_t round_size(size_t size) {
   if (size < kMinBlockSize) return kMinBlockSize;
   const size_t divisions = allocator_config().roundup_power2_divisions;
@@ -175,15 +178,21 @@ Block* DeviceAllocator::find_free(size_t rounded, bool large, StreamId stream) {
   if (it == pool.end() || (*it)->stream != stream) return nullptr;
   Block* block = *it;
   const size_t max_split = allocator_config().max_split_size;
-  // Oversize blocks are kept for oversize requests, and those must not waste much of a bigger block.
-  if (rounded < max_split && block->size >= max_split) return nullptr;
+  // Oversize blocks are kept for oversize requests, and those must not waste much of a bigger block. A
+  // block no larger than the segment this request would get anyway is no waste: without that exception
+  // a request just under max_split (or any small-pool request with max_split_size_mb:2), whose own
+  // segment rounds up to max_split or beyond, could never reuse its freed segment and would reserve a
+  // new one on every allocation.
+  if (rounded < max_split && block->size >= max_split && block->size > segment_size_for(rounded, large)) {
+    return nullptr;
+  }
   if (rounded >= max_split && block->size >= rounded + kLargeBuffer) return nullptr;
   pool_erase(block);
   return block;
 }
 
 Block* DeviceAllocator::new_segment(size_t rounded, bool large, StreamId stream) {
-  const size_t segment_size = large ? round_up(rounded, kRoundLarge) : kSmallBuffer;
+  const size_t segment_size = segment_size_for(rounded, large);
   if (limit_ > 0 && static_cast<uint64_t>(stats_.reserved_bytes.current()) + segment_size > limit_) {
     capped_by_fraction_ = fraction_ < 1.0;  // at 1.0 the cap is the device itself: nothing to mention
     return nullptr;
@@ -194,8 +203,15 @@ Block* DeviceAllocator::new_segment(size_t rounded, bool large, StreamId stream)
   hal_status_t st = t.malloc_device(device_.local_index, segment_size, &ptr);
   if (st == HAL_STATUS_OUT_OF_DEVICE_MEMORY) return nullptr;
   throw_on_failure(t, st, "malloc_device");
-  auto* block = new Block(device_.index, stream, segment_size, ptr, large);
-  segments_.insert(block);
+  Block* block = nullptr;
+  try {
+    block = new Block(device_.index, stream, segment_size, ptr, large);
+    segments_.insert(block);
+  } catch (...) {
+    delete block;
+    t.free_device(device_.local_index, ptr);  // the device memory must not outlive a failed bookkeeping
+    throw;
+  }
   stats_.segment.update(large, 1);
   stats_.reserved_bytes.update(large, static_cast<int64_t>(segment_size));
   ++stats_.num_device_alloc;
@@ -235,7 +251,13 @@ Allocation DeviceAllocator::allocate(size_t size, StreamId stream) {
   const bool split = large ? (rounded < allocator_config().max_split_size && remaining > kSmallSize)
                            : remaining >= kMinBlockSize;
   if (split) {
-    auto* rest = new Block(device_.index, stream, remaining, static_cast<char*>(block->ptr) + rounded, large);
+    Block* rest = nullptr;
+    try {
+      rest = new Block(device_.index, stream, remaining, static_cast<char*>(block->ptr) + rounded, large);
+    } catch (...) {
+      pool_insert(block);  // back to the cache rather than lost
+      throw;
+    }
     rest->prev = block;
     rest->next = block->next;
     if (rest->next) rest->next->prev = rest;
@@ -259,24 +281,29 @@ void DeviceAllocator::free(Block* block) {
   if (!block->allocated) {
     throw Error(ErrorCode::Internal, "hal caching allocator: block freed twice");
   }
+  // Other streams may still be reading or writing it: mark where they are now, and reuse it after that.
+  // The events are recorded before anything changes, so that a failing record leaves the block allocated
+  // (the caller gets the error and may free it again) instead of neither cached nor pending: lost, with
+  // its segment never releasable.
+  std::vector<std::unique_ptr<Event>> events;
+  events.reserve(block->stream_uses.size());
+  for (StreamId s : block->stream_uses) {
+    auto event = std::make_unique<Event>();
+    event->record(device_.index, s);
+    events.push_back(std::move(event));
+  }
+  if (!events.empty()) pending_.push_back(PendingFree{block, {}});  // may throw: nothing changed yet
   block->allocated = false;
   stats_.allocation.update(block->is_large, -1);
   stats_.allocated_bytes.update(block->is_large, -static_cast<int64_t>(block->size));
   stats_.requested_bytes.update(block->is_large, -static_cast<int64_t>(block->requested));
   block->context.clear();
-  if (block->stream_uses.empty()) {
+  if (events.empty()) {
     return_to_pool(block);
     return;
   }
-  // Other streams may still be reading or writing it: mark where they are now, reuse after that.
-  PendingFree pending{block, {}};
-  for (StreamId s : block->stream_uses) {
-    auto event = std::make_unique<Event>();
-    event->record(device_.index, s);
-    pending.events.push_back(std::move(event));
-  }
+  pending_.back().events = std::move(events);
   block->stream_uses.clear();
-  pending_.push_back(std::move(pending));
 }
 
 void DeviceAllocator::return_to_pool(Block* block) {
@@ -342,14 +369,15 @@ void DeviceAllocator::release_cached() {
   const hal_adapter_t& t = device_.table();
   throw_on_failure(t, t.device_synchronize(device_.local_index), "device_synchronize");
   for (Block* block : whole) {
+    // A segment the adapter did not free is still reserved: it stays cached and counted (reserved must
+    // keep covering what the device holds for us), and the error is raised.
+    throw_on_failure(t, t.free_device(device_.local_index, block->ptr), "free_device");
     pool_erase(block);
     segments_.erase(block);
-    hal_status_t st = t.free_device(device_.local_index, block->ptr);
     stats_.segment.update(block->is_large, -1);
     stats_.reserved_bytes.update(block->is_large, -static_cast<int64_t>(block->size));
     ++stats_.num_device_free;
     delete block;
-    throw_on_failure(t, st, "free_device");
   }
 }
 

@@ -15,6 +15,10 @@ struct PinnedRange {
   int device;  // whose adapter allocated it, and so must free it
 };
 
+// Larger requests are no real size (the core validates sizes, adapters may assume sane ones), and a
+// range registered with such a size would make is_pinned() true for most of the address space.
+constexpr size_t kMaxPinnedBytes = size_t{1} << 60;
+
 std::mutex g_pinned_mutex;
 std::map<uintptr_t, PinnedRange>& pinned_ranges() {
   static auto* ranges = new std::map<uintptr_t, PinnedRange>();  // leaked: freed blocks may come at exit
@@ -27,9 +31,18 @@ void* allocate_pinned(int device, size_t nbytes) {
   const Device& d = DeviceRegistry::instance().device(device);
   if (nbytes == 0) return nullptr;
   void* ptr = nullptr;
+  if (nbytes > kMaxPinnedBytes) {
+    throw Error(ErrorCode::OutOfHostMemory, "allocate_pinned(hal:" + std::to_string(device) + "): " +
+                                                std::to_string(nbytes) + " bytes of pinned host memory cannot exist");
+  }
   throw_on_failure(d.table(), d.table().malloc_host(nbytes, &ptr), "malloc_host");
-  std::lock_guard<std::mutex> lock(g_pinned_mutex);
-  pinned_ranges()[reinterpret_cast<uintptr_t>(ptr)] = PinnedRange{nbytes, device};
+  try {
+    std::lock_guard<std::mutex> lock(g_pinned_mutex);
+    pinned_ranges()[reinterpret_cast<uintptr_t>(ptr)] = PinnedRange{nbytes, device};
+  } catch (...) {
+    d.table().free_host(ptr);
+    throw;
+  }
   return ptr;
 }
 

@@ -33,6 +33,7 @@ struct DeviceStreams {
   StreamId create(int priority) {
     hal_stream_t handle = nullptr;
     const hal_adapter_t& t = device.table();
+    handles.reserve(handles.size() + 1);  // before the adapter stream exists: push_back below cannot throw
     throw_on_failure(t, t.stream_create(device.local_index, priority, &handle), "stream_create");
     handles.push_back(handle);
     return static_cast<StreamId>(handles.size() - 1);

@@ -1,15 +1,15 @@
 #include "cpu_fallback.h"
 
-#include "device_scan.h"
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/util/SmallVector.h>
 #include <torch/library.h>
 
 #include <atomic>
 #include <cstdlib>
 #include <iostream>
 #include <mutex>
-#include <c10/util/SmallVector.h>
 
+#include "device_scan.h"
 #include "generator.h"
 #include "hal_context.h"
 #include "output_capture.h"
@@ -73,12 +73,7 @@ DeviceScan scan_devices(const c10::FunctionSchema& schema, const Stack& stack, s
       scan.device = v.toDevice().index() < 0 ? current_device() : v.toDevice().index();
     }
   }
-  if (scan.device >= 0) {
-    TORCH_CHECK(!scan.cpu_tensor_seen,
-                "Expected all tensors to be on the same device, but found at least two devices, hal:", scan.device,
-                " and cpu! (when checking arguments of ", schema.name(),
-                "). Move the CPU tensor to the hal device first, e.g. with .to(\"hal:", static_cast<int>(scan.device), "\").");
-  }
+  scan.finish(name);
   return scan;
 }
 
@@ -132,13 +127,11 @@ class CpuKernelCall {
   c10::IValue to_cpu_argument(size_t i) {
     const auto& arg = schema_.arguments()[i];
     const auto& v = originals_[i];
-    if (arg.type()->kind() == c10::TypeKind::OptionalType || arg.type()->kind() == c10::TypeKind::GeneratorType) {
-      if (arg.type()->kind() == c10::TypeKind::GeneratorType ||
-          arg.type()->castRaw<c10::OptionalType>()->getElementType()->kind() == c10::TypeKind::GeneratorType) {
-        std::optional<at::Generator> gen;
-        if (v.isGenerator()) gen = v.toGenerator();
-        return cpu_generator_for(gen, device_);
-      }
+    if (takes_generator(arg)) {
+      // ATen's CPU kernels draw from a CPU generator: the hal device's own (default or given) one.
+      std::optional<at::Generator> gen;
+      if (v.isGenerator()) gen = v.toGenerator();
+      return cpu_generator_for(gen, device_);
     }
     if (v.isTensor()) return to_cpu_tensor(v);
     if (v.isTensorList()) {
@@ -157,6 +150,13 @@ class CpuKernelCall {
     }
     if (v.isDevice() && v.toDevice().type() == kHal) return c10::Device(c10::DeviceType::CPU);
     return v;
+  }
+
+  static bool takes_generator(const c10::Argument& a) {
+    const c10::TypePtr& type = a.type();
+    if (type->kind() == c10::TypeKind::GeneratorType) return true;
+    return type->kind() == c10::TypeKind::OptionalType &&
+           type->castRaw<c10::OptionalType>()->getElementType()->kind() == c10::TypeKind::GeneratorType;
   }
 
   static bool writes(const c10::Argument& a) { return a.alias_info() != nullptr && a.alias_info()->isWrite(); }

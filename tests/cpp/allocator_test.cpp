@@ -312,6 +312,49 @@ TEST_F(Allocator, ResetPeakAndAccumulated) {
   EXPECT_EQ(stat("max_split_size"), -1);
 }
 
+// Run by the hal_alloc_conf CTest entry with PYTORCH_HAL_ALLOC_CONF=max_split_size_mb:2 (skipped elsewhere).
+class AllocatorMaxSplit : public Allocator {
+ protected:
+  void SetUp() override {
+    if (hal::allocator_config().max_split_size != 2 * kMiB) GTEST_SKIP() << "needs max_split_size_mb:2";
+    Allocator::SetUp();
+  }
+};
+
+TEST_F(AllocatorMaxSplit, SegmentsOfRequestsBelowTheLimitAreReused) {
+  // A small-pool segment (2 MiB) and the segment of a 1.5 MiB request (2 MiB) both reach max_split: they
+  // used to count as oversize for the very requests they were made for, so each allocation after a free
+  // reserved a new segment.
+  for (size_t size : {size_t{4096}, 3 * kMiB / 2}) {
+    hal::Allocation first = hal::allocate(0, size, 0);
+    const int64_t reserved = stat("reserved_bytes.all.current");
+    const int64_t device_allocs = stat("num_device_alloc");
+    hal::free_block(first.block);
+    for (int i = 0; i < 20; ++i) {
+      hal::Allocation again = hal::allocate(0, size, 0);
+      EXPECT_EQ(again.ptr, first.ptr) << size;
+      hal::free_block(again.block);
+    }
+    EXPECT_EQ(stat("reserved_bytes.all.current"), reserved) << size;
+    EXPECT_EQ(stat("num_device_alloc"), device_allocs) << size;
+    hal::empty_cache();
+  }
+}
+
+TEST_F(AllocatorMaxSplit, OversizeBlocksStillServeOnlyOversizeRequests) {
+  hal::Allocation big = hal::allocate(0, 8 * kMiB, 0);
+  hal::free_block(big.block);
+  hal::Allocation below = hal::allocate(0, 3 * kMiB / 2, 0);  // must not take (or split) the 8 MiB block
+  EXPECT_NE(below.ptr, big.ptr);
+  EXPECT_EQ(stat("segment.large_pool.current"), 2);
+  hal::Allocation over = hal::allocate(0, 7 * kMiB, 0);  // oversize, and within kLargeBuffer of 8 MiB
+  EXPECT_EQ(over.ptr, big.ptr);
+  EXPECT_EQ(hal::block_size(over.block), 8 * kMiB);  // oversize blocks are never split
+  hal::free_block(over.block);
+  hal::free_block(below.block);
+  expect_reserved_covers_allocated();
+}
+
 TEST(AllocatorConfig, Parses) {
   hal::AllocatorConfig c = hal::parse_allocator_config("max_split_size_mb:64,garbage_collection_threshold:0.6,"
                                                        "roundup_power2_divisions:4");

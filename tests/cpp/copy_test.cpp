@@ -105,6 +105,15 @@ TEST(CopyEngine, IsPinnedTracksLiveRanges) {
   EXPECT_EQ(hal_test::expect_hal_error([&] { hal::allocate_pinned(9, 10); }).code(), hal::ErrorCode::InvalidArgument);
 }
 
+TEST(CopyEngine, HugePinnedRequestIsRefusedAndNotRegistered) {
+  std::vector<char> heap(64);
+  for (size_t n : {SIZE_MAX, SIZE_MAX - 10, size_t{1} << 62}) {
+    hal::Error e = hal_test::expect_hal_error([&] { hal::allocate_pinned(0, n); });
+    EXPECT_EQ(e.code(), hal::ErrorCode::OutOfHostMemory) << n;
+  }
+  EXPECT_FALSE(hal::is_pinned(heap.data()));
+}
+
 TEST(CopyEngine, ValidatesArguments) {
   char buf[16];
   EXPECT_EQ(hal_test::expect_hal_error([&] { hal::copy_host_to_device(0, nullptr, buf, 16, 0, false, false); }).code(),

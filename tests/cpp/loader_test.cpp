@@ -40,6 +40,33 @@ TEST(AdapterLibrary, SecondOpenOfSameFileDoesNotShutDownTheRegistrysAdapter) {
   EXPECT_EQ(in, out);
 }
 
+TEST(AdapterLibrary, HostMemoryThatIsNoSizeIsRejected) {
+  // A separate copy of the host adapter (its own globals), initialized with a bad TORCH_HAL_HOST_MEMORY.
+  // "inf" and "1e30G" used to go through llround (undefined behaviour) and came out as some capacity.
+  const char* before = std::getenv("TORCH_HAL_HOST_MEMORY");
+  const std::string saved = before ? before : "";
+  for (const char* bad : {"inf", "1e30G", "nan", "-5", "20000000T", "12Q"}) {
+    setenv("TORCH_HAL_HOST_MEMORY", bad, 1);
+    auto lib = AdapterLibrary::open(HAL_TEST_HOST_COPY);
+    EXPECT_EQ(lib->state(), AdapterState::Broken) << bad;
+    EXPECT_NE(lib->reason().find(std::string("TORCH_HAL_HOST_MEMORY='") + bad + "' is not a size"), std::string::npos)
+        << lib->reason();
+  }
+  setenv("TORCH_HAL_HOST_MEMORY", "1.5K", 1);
+  {
+    auto lib = AdapterLibrary::open(HAL_TEST_HOST_COPY);
+    ASSERT_EQ(lib->state(), AdapterState::Loaded) << lib->reason();
+    uint64_t free_bytes = 0, total = 0;
+    ASSERT_EQ(lib->table().get_memory_info(0, &free_bytes, &total), HAL_STATUS_SUCCESS);
+    EXPECT_EQ(total, 1536u);
+  }
+  if (before) {
+    setenv("TORCH_HAL_HOST_MEMORY", saved.c_str(), 1);
+  } else {
+    unsetenv("TORCH_HAL_HOST_MEMORY");
+  }
+}
+
 TEST(AdapterLibrary, NotAnAdapter) {
   const std::string path = fixture("not_an_adapter");
   auto lib = AdapterLibrary::open(path);

@@ -60,6 +60,21 @@ TEST(Registry, AdapterCapacityIsEnforcedWithItsOwnStatus) {
   EXPECT_NE(why.find("1073741824"), std::string::npos) << why;
 }
 
+TEST(Registry, HugeSizesAreOutOfMemoryNotAWrappedTinyAllocation) {
+  // (size + alignment - 1) wrapped around for sizes near 2^64: a "successful" allocation of 0 bytes.
+  const hal::Device& d = registry().device(0);
+  for (uint64_t size : {UINT64_MAX, UINT64_MAX - 10, UINT64_MAX - 63}) {
+    void* p = nullptr;
+    EXPECT_EQ(d.table().malloc_device(0, size, &p), HAL_STATUS_OUT_OF_DEVICE_MEMORY) << size;
+    EXPECT_EQ(p, nullptr);
+    EXPECT_EQ(d.table().malloc_host(size, &p), HAL_STATUS_OUT_OF_HOST_MEMORY) << size;
+    EXPECT_EQ(p, nullptr);
+  }
+  uint64_t free_bytes = 0, total = 0;
+  ASSERT_EQ(d.table().get_memory_info(0, &free_bytes, &total), HAL_STATUS_SUCCESS);
+  EXPECT_LE(free_bytes, total);
+}
+
 TEST(Registry, BadIndexMessage) {
   hal::Error e = hal_test::expect_hal_error([] { registry().device(5); });
   EXPECT_EQ(e.code(), hal::ErrorCode::InvalidArgument);

@@ -26,6 +26,9 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <functional>
+#include <thread>
 #include <cstdlib>
 #include <mutex>
 
@@ -159,5 +162,18 @@ class StreamGate {
   hal::Event passed_;
   std::atomic<bool> opened_{false};
 };
+
+// For work that must stay blocked behind a closed gate: true when `done` stays false for the whole
+// `window`. Correct code always passes (whatever the load: the work cannot finish); the window only
+// gives wrong code, whose work would finish on its own, the time to show it.
+inline bool stays_pending(const std::function<bool()>& done,
+                          std::chrono::milliseconds window = std::chrono::milliseconds(50)) {
+  const auto until = std::chrono::steady_clock::now() + window;
+  do {
+    if (done()) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  } while (std::chrono::steady_clock::now() < until);
+  return !done();
+}
 
 }  // namespace hal_test

@@ -17,7 +17,7 @@ namespace {
 TEST(Stress, EightThreadsEndWithNothingAllocated) {
   hal::synchronize_device(0);
   hal::empty_cache();
-  constexpr int kOperationsPerThread = 300;
+  constexpr int kOperationsPerThread = 600;
   std::atomic<int> mismatches{0};
   std::atomic<long> operations{0};
   std::vector<std::thread> threads;

@@ -20,7 +20,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <fstream>
+#include <limits>
+#include <new>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -33,8 +36,10 @@
 #include "work_queue.h"
 
 // The opaque handles of adapter.h, defined here. A NULL stream is the device's default stream.
+// The queue is shared: device_synchronize() holds a reference while it waits, so that a stream destroyed
+// meanwhile on another thread is not freed under it.
 struct hal_stream_impl {
-  host_adapter::WorkQueue queue;
+  std::shared_ptr<host_adapter::WorkQueue> queue = std::make_shared<host_adapter::WorkQueue>();
 };
 struct hal_event_impl {
   std::shared_ptr<host_adapter::EventState> state;
@@ -67,7 +72,7 @@ struct AdapterState {
       d->streams.clear();
     }
     for (auto& d : devices) {
-      d->default_stream.queue.synchronize();
+      d->default_stream.queue->synchronize();
       for (auto& [ptr, size] : d->allocations) std::free(ptr);
     }
   }
@@ -86,7 +91,33 @@ hal_status_t fail(hal_status_t status, std::string message) {
 HostDevice& dev(int32_t device) { return *g_state->devices[device]; }
 
 WorkQueue& queue_of(int32_t device, hal_stream_t stream) {
-  return stream ? stream->queue : dev(device).default_stream.queue;
+  return stream ? *stream->queue : *dev(device).default_stream.queue;
+}
+
+// No C++ exception may cross the C ABI: std::bad_alloc (a task, a handle, a message) and
+// std::system_error (a worker thread that cannot start) become status codes here.
+template <typename F>
+hal_status_t guarded(const char* what, F&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return fail(HAL_STATUS_OUT_OF_HOST_MEMORY, std::string(what) + ": out of host memory");
+  } catch (const std::exception& e) {
+    return fail(HAL_STATUS_INTERNAL_ERROR, std::string(what) + ": " + e.what());
+  } catch (...) {
+    return fail(HAL_STATUS_INTERNAL_ERROR, std::string(what) + ": unknown exception");
+  }
+}
+
+// Bytes charged for a request of `size`, rounded up to the alignment; false when that overflows.
+bool aligned_size(uint64_t size, uint64_t* out) {
+  const uint64_t n = std::max<uint64_t>(size, 1);
+  if (n > std::numeric_limits<uint64_t>::max() - (kAlignment - 1) ||
+      n > std::numeric_limits<size_t>::max() - (kAlignment - 1)) {
+    return false;
+  }
+  *out = (n + kAlignment - 1) / kAlignment * kAlignment;
+  return true;
 }
 
 // "8G", "512M", "1.5T", "1073741824": binary multiples. Returns false on anything else.
@@ -105,7 +136,10 @@ bool parse_bytes(const char* text, uint64_t* out) {
   if (*end == 'i' || *end == 'I') ++end;
   if (*end == 'B' || *end == 'b') ++end;
   if (*end != '\0') return false;
-  *out = static_cast<uint64_t>(std::llround(value * scale));
+  const double bytes = std::round(value * scale);
+  // "inf", "1e30G": not representable (llround of them is undefined), so not a size.
+  if (!std::isfinite(bytes) || bytes >= 18446744073709551616.0 /* 2^64 */) return false;
+  *out = static_cast<uint64_t>(bytes);
   return *out > 0;
 }
 
@@ -229,9 +263,10 @@ hal_status_t get_memory_info(int32_t device, uint64_t* free_bytes, uint64_t* tot
 
 hal_status_t malloc_device(int32_t device, uint64_t size, void** ptr) {
   HostDevice& d = dev(device);
-  const uint64_t charged = (std::max<uint64_t>(size, 1) + kAlignment - 1) / kAlignment * kAlignment;
+  uint64_t charged = 0;
+  const bool representable = aligned_size(size, &charged);
   std::lock_guard<std::mutex> lock(d.mutex);
-  if (charged > d.capacity - d.used) {
+  if (!representable || charged > d.capacity - d.used) {
     return fail(HAL_STATUS_OUT_OF_DEVICE_MEMORY,
                 "host device " + std::to_string(device) + ": cannot allocate " + std::to_string(size) + " bytes: " +
                     std::to_string(d.used) + " of its capacity of " + std::to_string(d.capacity) +
@@ -243,8 +278,13 @@ hal_status_t malloc_device(int32_t device, uint64_t size, void** ptr) {
     return fail(HAL_STATUS_OUT_OF_DEVICE_MEMORY, "host device " + std::to_string(device) + ": the system has no " +
                                                      std::to_string(size) + " bytes of RAM left for device memory");
   }
+  try {
+    d.allocations.emplace(p, charged);
+  } catch (...) {
+    std::free(p);
+    return fail(HAL_STATUS_OUT_OF_HOST_MEMORY, "malloc_device: no host memory left for the allocation table");
+  }
   d.used += charged;
-  d.allocations.emplace(p, charged);
   *ptr = p;
   return HAL_STATUS_SUCCESS;
 }
@@ -265,7 +305,8 @@ hal_status_t free_device(int32_t device, void* ptr) {
 
 // Host memory is what the CPU reads anyway: "pinned" memory is a plain aligned allocation.
 hal_status_t malloc_host(uint64_t size, void** ptr) {
-  void* p = std::aligned_alloc(kAlignment, (std::max<uint64_t>(size, 1) + kAlignment - 1) / kAlignment * kAlignment);
+  uint64_t bytes = 0;
+  void* p = aligned_size(size, &bytes) ? std::aligned_alloc(kAlignment, bytes) : nullptr;
   if (!p) return fail(HAL_STATUS_OUT_OF_HOST_MEMORY, "malloc_host: no " + std::to_string(size) + " bytes of RAM left");
   *ptr = p;
   return HAL_STATUS_SUCCESS;
@@ -279,31 +320,39 @@ hal_status_t free_host(void* ptr) {
 // ---- work on streams ---------------------------------------------------------------------------
 
 hal_status_t memset_async(int32_t device, void* ptr, int32_t value, uint64_t size, hal_stream_t stream) {
-  queue_of(device, stream).enqueue([=] { std::memset(ptr, value, size); });
-  return HAL_STATUS_SUCCESS;
+  return guarded("memset_async", [&] {
+    queue_of(device, stream).enqueue([=] { std::memset(ptr, value, size); });
+    return HAL_STATUS_SUCCESS;
+  });
 }
 
 hal_status_t memcpy_async(int32_t device, void* dst, const void* src, uint64_t size, hal_copy_kind_t /*kind*/,
                           hal_stream_t stream) {
   // Every direction is a host memcpy here; a real adapter picks its driver's call by `kind`.
-  queue_of(device, stream).enqueue([=] { std::memcpy(dst, src, size); });
-  return HAL_STATUS_SUCCESS;
+  return guarded("memcpy_async", [&] {
+    queue_of(device, stream).enqueue([=] { std::memcpy(dst, src, size); });
+    return HAL_STATUS_SUCCESS;
+  });
 }
 
 hal_status_t memcpy_peer_async(int32_t dst_device, void* dst, int32_t /*src_device*/, const void* src, uint64_t size,
                                hal_stream_t stream) {
-  queue_of(dst_device, stream).enqueue([=] { std::memcpy(dst, src, size); });
-  return HAL_STATUS_SUCCESS;
+  return guarded("memcpy_peer_async", [&] {
+    queue_of(dst_device, stream).enqueue([=] { std::memcpy(dst, src, size); });
+    return HAL_STATUS_SUCCESS;
+  });
 }
 
 hal_status_t stream_create(int32_t device, int32_t /*priority: one worker per stream, no priorities*/,
                            hal_stream_t* stream) {
-  auto* s = new hal_stream_impl();
-  HostDevice& d = dev(device);
-  std::lock_guard<std::mutex> lock(d.mutex);
-  d.streams.insert(s);
-  *stream = s;
-  return HAL_STATUS_SUCCESS;
+  return guarded("stream_create", [&] {
+    auto s = std::make_unique<hal_stream_impl>();
+    HostDevice& d = dev(device);
+    std::lock_guard<std::mutex> lock(d.mutex);
+    d.streams.insert(s.get());
+    *stream = s.release();
+    return HAL_STATUS_SUCCESS;
+  });
 }
 
 hal_status_t stream_destroy(int32_t device, hal_stream_t stream) {
@@ -313,7 +362,7 @@ hal_status_t stream_destroy(int32_t device, hal_stream_t stream) {
     std::lock_guard<std::mutex> lock(d.mutex);
     d.streams.erase(stream);
   }
-  delete stream;  // queued work finishes first, as with cudaStreamDestroy
+  delete stream;  // queued work finishes first (unless device_synchronize holds the queue: then it drains there)
   return HAL_STATUS_SUCCESS;
 }
 
@@ -331,15 +380,19 @@ hal_status_t stream_wait_event(int32_t device, hal_stream_t stream, hal_event_t 
   const uint64_t generation = event->state->recorded();
   if (generation == 0) return HAL_STATUS_SUCCESS;  // never recorded: nothing to wait for
   std::shared_ptr<EventState> state = event->state;
-  queue_of(device, stream).enqueue([state, generation] { state->wait_for(generation); });
-  return HAL_STATUS_SUCCESS;
+  return guarded("stream_wait_event", [&] {
+    queue_of(device, stream).enqueue([state, generation] { state->wait_for(generation); });
+    return HAL_STATUS_SUCCESS;
+  });
 }
 
 // ---- events -----------------------------------------------------------------------------------
 
 hal_status_t event_create(int32_t /*device*/, hal_event_flags_t flags, hal_event_t* event) {
-  *event = new hal_event_impl{std::make_shared<EventState>((flags & HAL_EVENT_FLAG_TIMING) != 0)};
-  return HAL_STATUS_SUCCESS;
+  return guarded("event_create", [&] {
+    *event = new hal_event_impl{std::make_shared<EventState>((flags & HAL_EVENT_FLAG_TIMING) != 0)};
+    return HAL_STATUS_SUCCESS;
+  });
 }
 
 hal_status_t event_destroy(int32_t /*device*/, hal_event_t event) {
@@ -350,8 +403,14 @@ hal_status_t event_destroy(int32_t /*device*/, hal_event_t event) {
 hal_status_t event_record(int32_t device, hal_event_t event, hal_stream_t stream) {
   std::shared_ptr<EventState> state = event->state;
   const uint64_t generation = state->next_generation();
-  queue_of(device, stream).enqueue_marker([state, generation] { state->complete(generation); });
-  return HAL_STATUS_SUCCESS;
+  const hal_status_t status = guarded("event_record", [&] {
+    queue_of(device, stream).enqueue_marker([state, generation] { state->complete(generation); });
+    return HAL_STATUS_SUCCESS;
+  });
+  // A generation that no marker will complete would make every later wait on this event hang: the
+  // record failed, so it counts as done (and the caller got the error).
+  if (status != HAL_STATUS_SUCCESS) state->complete(generation);
+  return status;
 }
 
 hal_status_t event_query(int32_t /*device*/, hal_event_t event) {
@@ -379,15 +438,19 @@ hal_status_t event_elapsed_ms(int32_t /*device*/, hal_event_t start, hal_event_t
 }
 
 hal_status_t device_synchronize(int32_t device) {
-  HostDevice& d = dev(device);
-  std::vector<hal_stream_impl*> streams;
-  {
-    std::lock_guard<std::mutex> lock(d.mutex);
-    streams.assign(d.streams.begin(), d.streams.end());
-  }
-  d.default_stream.queue.synchronize();
-  for (hal_stream_impl* s : streams) s->queue.synchronize();
-  return HAL_STATUS_SUCCESS;
+  return guarded("device_synchronize", [&] {
+    HostDevice& d = dev(device);
+    // References, not handles: another thread may destroy a stream while this one waits for it.
+    std::vector<std::shared_ptr<WorkQueue>> queues;
+    {
+      std::lock_guard<std::mutex> lock(d.mutex);
+      queues.reserve(d.streams.size());
+      for (hal_stream_impl* s : d.streams) queues.push_back(s->queue);
+    }
+    d.default_stream.queue->synchronize();
+    for (const auto& q : queues) q->synchronize();
+    return HAL_STATUS_SUCCESS;
+  });
 }
 
 const hal_adapter_t* table() {

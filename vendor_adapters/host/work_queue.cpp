@@ -18,8 +18,11 @@ void WorkQueue::enqueue_marker(std::function<void()> marker) { push(std::move(ma
 void WorkQueue::push(std::function<void()> fn, bool marker) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    tasks_.push_back(Task{std::move(fn), marker});
+    // The worker first: were the task queued before a thread creation that throws, it would never
+    // run, and synchronize() would wait for it forever. Either step may throw; neither leaves a task
+    // behind that nobody runs.
     if (!worker_.joinable()) worker_ = std::thread([this] { run(); });
+    tasks_.push_back(Task{std::move(fn), marker});
   }
   work_cv_.notify_one();
 }
