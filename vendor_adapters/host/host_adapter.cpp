@@ -109,13 +109,11 @@ hal_status_t guarded(const char* what, F&& body) noexcept {
   }
 }
 
-// Bytes charged for a request of `size`, rounded up to the alignment; false when that overflows.
+// Bytes charged for a request of `size`, rounded up to the alignment; false when that overflows or
+// exceeds what any object may span (PTRDIFF_MAX): such a request is out of memory, never a wrapped size.
 bool aligned_size(uint64_t size, uint64_t* out) {
   const uint64_t n = std::max<uint64_t>(size, 1);
-  if (n > std::numeric_limits<uint64_t>::max() - (kAlignment - 1) ||
-      n > std::numeric_limits<size_t>::max() - (kAlignment - 1)) {
-    return false;
-  }
+  if (n > static_cast<uint64_t>(std::numeric_limits<ptrdiff_t>::max()) - (kAlignment - 1)) return false;
   *out = (n + kAlignment - 1) / kAlignment * kAlignment;
   return true;
 }
@@ -362,7 +360,10 @@ hal_status_t stream_destroy(int32_t device, hal_stream_t stream) {
     std::lock_guard<std::mutex> lock(d.mutex);
     d.streams.erase(stream);
   }
-  delete stream;  // queued work finishes first (unless device_synchronize holds the queue: then it drains there)
+  // Queued work finishes first, as before: device_synchronize() may hold the last reference to the queue
+  // (then the worker is joined there), but the work is done when this returns either way.
+  stream->queue->synchronize();
+  delete stream;
   return HAL_STATUS_SUCCESS;
 }
 
