@@ -309,23 +309,23 @@ void DeviceAllocator::free(Block* block) {
 void DeviceAllocator::return_to_pool(Block* block) {
   stats_.active.update(block->is_large, -1);
   stats_.active_bytes.update(block->is_large, -static_cast<int64_t>(block->size));
-  // Merge into the lower neighbour first so that a segment's first block (the key in segments_) stays.
+  // The lower block of a pair always absorbs the upper one, so that a segment's first block (the key in
+  // segments_) survives every merge.
+  const auto absorb_next = [](Block* lower) {
+    Block* upper = lower->next;
+    lower->size += upper->size;
+    lower->next = upper->next;
+    if (lower->next) lower->next->prev = lower;
+    delete upper;
+  };
   if (block->prev && block->prev->in_pool) {
-    Block* prev = block->prev;
-    pool_erase(prev);
-    prev->size += block->size;
-    prev->next = block->next;
-    if (prev->next) prev->next->prev = prev;
-    delete block;
-    block = prev;
+    block = block->prev;
+    pool_erase(block);
+    absorb_next(block);
   }
   if (block->next && block->next->in_pool) {
-    Block* next = block->next;
-    pool_erase(next);
-    block->size += next->size;
-    block->next = next->next;
-    if (block->next) block->next->prev = block;
-    delete next;
+    pool_erase(block->next);
+    absorb_next(block);
   }
   pool_insert(block);
 }
