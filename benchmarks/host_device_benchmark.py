@@ -19,7 +19,7 @@ import torch.nn as nn
 import torch_hal  # noqa: F401
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from timing import time_per_call  # noqa: E402
+from timing import time_pair, time_per_call  # noqa: E402
 
 
 def mlp():
@@ -65,15 +65,13 @@ def main():
     rows = []
     hal_cases = dict(op_cases(device))
     for name, cpu_fn in op_cases(torch.device("cpu")):
-        t_hal = time_per_call(hal_cases[name], sync_hal)
-        t_cpu = time_per_call(cpu_fn, no_sync)
+        t_hal, t_cpu = time_pair(hal_cases[name], sync_hal, cpu_fn, no_sync)
         rows.append((name, f"{t_hal * 1e6:.2f} us", f"{t_cpu * 1e6:.2f} us", t_hal / t_cpu, "<= 1.2 (time)"))
 
     nbytes = args.copy_mib << 20
     src = torch.randn(nbytes // 4)
     on_hal = src.to(device)
-    t_clone = time_per_call(lambda: src.clone(), no_sync, repeats=5)
-    t_h2d = time_per_call(lambda: src.to(device), sync_hal, repeats=5)
+    t_h2d, t_clone = time_pair(lambda: src.to(device), sync_hal, lambda: src.clone(), no_sync, repeats=5)
     t_d2h = time_per_call(lambda: on_hal.cpu(), sync_hal, repeats=5)
     gbs = lambda t: nbytes / t / 1e9  # noqa: E731
     rows.append((f".to('{device}') {args.copy_mib} MiB", f"{gbs(t_h2d):.2f} GB/s", f"{gbs(t_clone):.2f} GB/s (clone)",
@@ -82,8 +80,8 @@ def main():
                  gbs(t_d2h) / gbs(t_clone), ">= 0.8 (speed)"))
     # clone and .cpu() pay for fresh pages; copies into memory that is already there show raw bandwidth.
     cpu_dst, hal_dst = torch.empty_like(src), torch.empty_like(on_hal)
-    t_cpu_copy = time_per_call(lambda: cpu_dst.copy_(src), no_sync, repeats=5)
-    t_h2d_into = time_per_call(lambda: hal_dst.copy_(src), sync_hal, repeats=5)
+    t_h2d_into, t_cpu_copy = time_pair(lambda: hal_dst.copy_(src), sync_hal, lambda: cpu_dst.copy_(src), no_sync,
+                                       repeats=5)
     t_d2h_into = time_per_call(lambda: cpu_dst.copy_(on_hal), sync_hal, repeats=5)
     rows.append((f"copy_ cpu->hal {args.copy_mib} MiB, no alloc", f"{gbs(t_h2d_into):.2f} GB/s",
                  f"{gbs(t_cpu_copy):.2f} GB/s (copy_)", gbs(t_h2d_into) / gbs(t_cpu_copy), "(reference)"))
