@@ -59,10 +59,9 @@ c10::DataPtr allocate_on(c10::DeviceIndex index, size_t nbytes) {
   return {allocation.ptr, allocation.block, &free_hal_block, where};
 }
 
-bool is_hal_data_ptr(const c10::DataPtr& data_ptr) { return data_ptr.get_deleter() == &free_hal_block; }
-
 void record_data_ptr_on_stream(const c10::DataPtr& data_ptr, hal::StreamId stream) {
-  if (!is_hal_data_ptr(data_ptr) || data_ptr.get_context() == nullptr) return;
+  // Only memory of the caching allocator has a block to record (not an empty or foreign DataPtr).
+  if (data_ptr.get_deleter() != &free_hal_block || data_ptr.get_context() == nullptr) return;
   call_core([&] { hal::record_stream(static_cast<hal::Block*>(data_ptr.get_context()), stream); });
 }
 

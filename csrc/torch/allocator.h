@@ -15,8 +15,6 @@ void free_hal_block(void* block);
 c10::Allocator* device_allocator();
 // Allocates on hal:device, on that device's current stream.
 c10::DataPtr allocate_on(c10::DeviceIndex device, size_t nbytes);
-// True when data_ptr came from device_allocator().
-bool is_hal_data_ptr(const c10::DataPtr& data_ptr);
 // Defers reuse of the memory until `stream`'s current work is done (Tensor.record_stream).
 void record_data_ptr_on_stream(const c10::DataPtr& data_ptr, hal::StreamId stream);
 

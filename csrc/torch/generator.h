@@ -1,4 +1,4 @@
-// One random generator per hal device. It wraps a Philox-free CPU generator (mt19937, the one ATen's CPU
+// One random generator per hal device. It wraps a CPU generator (mt19937, the kind ATen's CPU
 // kernels take), so random ops that run as CPU kernels draw from the hal device's own stream of numbers,
 // seeded by torch.hal.manual_seed / torch.manual_seed and independent of the CPU generator.
 #pragma once

@@ -1,6 +1,5 @@
 #include "hal_context.h"
 
-#include <mutex>
 
 namespace torch_hal {
 namespace {
