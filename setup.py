@@ -55,6 +55,11 @@ class CMakeBuild(build_ext):
             subprocess.check_call(configure, cwd=build_dir, stdout=subprocess.DEVNULL)
         jobs = os.environ.get("MAX_JOBS", str(os.cpu_count() or 2))
         subprocess.check_call(["cmake", "--build", ".", "--parallel", jobs], cwd=build_dir)
+        # build/current names the folder of the last build, for scripts/run_tests.sh (ctest runs there).
+        current = ROOT / "build" / "current"
+        if current.is_symlink() or current.exists():
+            current.unlink()
+        current.symlink_to(build_dir.name)
         if ext_path.parent != package_dir:
             ext_path.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(package_dir / ext_path.name, ext_path)

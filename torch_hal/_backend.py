@@ -37,19 +37,17 @@ def register():
     )
     _registered = True
     _report_broken_adapters(_C.adapters())
-    _run_backward_on_calling_thread_for_host_devices()
+    devices = [_C.get_device_properties(i) for i in range(_C.device_count())]
+    _run_backward_on_calling_thread_for_host_devices(devices)
 
 
-def _run_backward_on_calling_thread_for_host_devices():
+def _run_backward_on_calling_thread_for_host_devices(devices):
     """Autograd runs the backward of accelerator tensors on a worker thread per device. For devices whose
     kernels are CPU kernels (host-accessible memory), that thread brings no overlap and costs a second
     OpenMP pool that fights the caller's for the cores (measured: training steps 2-3x slower on 2 cores).
     So when every hal device is host-accessible, this thread runs backward itself, as it does for CPU
     tensors. torch.autograd.set_multithreading_enabled(True) restores PyTorch's default."""
-    from torch_hal import _C
-
-    count = _C.device_count()
-    if count and all(_C.get_device_properties(i)["host_accessible"] for i in range(count)):
+    if devices and all(d["host_accessible"] for d in devices):
         torch._C._set_multithreading_enabled(False)
 
 

@@ -1,6 +1,5 @@
 #include "hal_context.h"
 
-
 namespace torch_hal {
 namespace {
 

@@ -116,9 +116,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_HOST_KERNEL(rsqrt, "rsqrt");
   HAL_HOST_KERNEL(pow_Tensor_Scalar, "pow.Tensor_Scalar");
   HAL_HOST_KERNEL(where_self, "where.self");
-  // The functional form of ops whose composite path would call an out= CPU kernel that resizes a
-  // preallocated output (mse_loss warns then), besides being slower.
-  HAL_HOST_KERNEL(mse_loss, "mse_loss");
 }
 
 }  // namespace
