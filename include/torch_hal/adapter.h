@@ -32,7 +32,7 @@ extern "C" {
 
 /* Major changes break the table layout; minor versions only append fields or functions. */
 #define HAL_ABI_VERSION_MAJOR 1u
-#define HAL_ABI_VERSION_MINOR 0u
+#define HAL_ABI_VERSION_MINOR 1u
 #define HAL_ABI_VERSION ((HAL_ABI_VERSION_MAJOR << 16) | HAL_ABI_VERSION_MINOR)
 #define HAL_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
 #define HAL_ABI_MINOR_OF(v) ((uint32_t)(v)&0xFFFFu)
@@ -135,18 +135,123 @@ typedef struct hal_scalar {
   } value;
 } hal_scalar_t;
 
-/* Operator ids for native kernels. Numbering is part of the ABI: append only. */
+/* Operator ids for native kernels. Numbering is part of the ABI: append only.
+ *
+ * Conventions for every op (ABI 1.1):
+ *  - Tensors live on the launching device. Strides are in elements (0 on broadcast dimensions);
+ *    element 0 is at (char*)data + byte_offset. The core never passes more than HAL_MAX_DIMS dims.
+ *  - An input with data == NULL and ndim == 0 is a SCALAR OPERAND: its value is the next unused entry
+ *    of `scalars`, taken in input order before the op's own scalars; its dtype field is the type the
+ *    value stands for. An input or output with data == NULL and ndim < 0 is ABSENT (an optional tensor
+ *    the caller did not pass, or an output it does not want).
+ *  - launch_op returns HAL_STATUS_NOT_SUPPORTED, with no side effect, for any op, dtype combination or
+ *    layout it does not handle; the core then takes its fallback path.
+ *  - Outputs never overlap inputs partially: an output is either disjoint from every input or the very
+ *    same tensor (in-place ops), which elementwise kernels must support.
+ *
+ * ELEMENTWISE ops (FILL..ARANGE excluded): every input and output has the output's ndim and shape.
+ * Values are computed in the COMPUTE TYPE: float64 when any tensor operand or output (bool outputs
+ * aside) is float64, else float32 when any is a floating type (f16, bf16, f32), else int64; each input
+ * is converted to it on load and the result converted to the output's dtype on store (bool: != 0).
+ * Comparison ops write bool. Scalars marked (s) below are the op's own, after scalar operands.
+ */
+#define HAL_MAX_DIMS 12
 typedef int32_t hal_op_t;
 enum {
-  HAL_OP_FILL = 1,
-  HAL_OP_COPY = 2,          /* strided copy with dtype conversion, device-local */
-  HAL_OP_ADD = 10,          /* out = a + alpha * b, broadcasting */
-  HAL_OP_SUB = 11,
+  HAL_OP_FILL = 1,          /* outputs[0] = scalars[0] */
+  HAL_OP_COPY = 2,          /* outputs[0] = inputs[0] (same shape), strided, any dtype conversion */
+  HAL_OP_ARANGE = 3,        /* 1-D outputs[0][i] = start + i * step; (s) start, step */
+
+  /* binary, elementwise */
+  HAL_OP_ADD = 10,          /* a + alpha * b; (s) alpha */
+  HAL_OP_SUB = 11,          /* a - alpha * b; (s) alpha */
   HAL_OP_MUL = 12,
-  HAL_OP_DIV = 13,
-  HAL_OP_RELU = 20,
-  HAL_OP_MATMUL = 40        /* out = a @ b, 2-D */
-  /* Later ABI minors append reductions, softmax, layer norm, embedding, gather/scatter, random. */
+  HAL_OP_DIV = 13,          /* (s) rounding: 0 true division, 1 trunc, 2 floor */
+  HAL_OP_RELU = 20,         /* unary */
+  HAL_OP_MATMUL = 40,       /* outputs[0] = inputs[0] @ inputs[1], 2-D */
+  HAL_OP_GEMM = 41,         /* out = alpha * a @ b + beta * c: a [B,M,K] or [M,K], b [B,K,N] or [K,N],
+                               c ABSENT or out's shape (broadcast strides allowed); (s) alpha, beta.
+                               Each matrix has unit stride in one of its last two dims. */
+
+  /* unary, elementwise */
+  HAL_OP_NEG = 100, HAL_OP_ABS = 101, HAL_OP_EXP = 102, HAL_OP_LOG = 103, HAL_OP_SQRT = 104,
+  HAL_OP_RSQRT = 105, HAL_OP_SIN = 106, HAL_OP_COS = 107, HAL_OP_TANH = 108, HAL_OP_SIGMOID = 109,
+  HAL_OP_GELU = 110,        /* (s) approximate: 0 erf, 1 tanh */
+  HAL_OP_SILU = 111, HAL_OP_RECIPROCAL = 112, HAL_OP_FLOOR = 113, HAL_OP_CEIL = 114,
+  HAL_OP_ROUND = 115,       /* half to even */
+  HAL_OP_TRUNC = 116, HAL_OP_SIGN = 117, HAL_OP_LOG1P = 118, HAL_OP_EXPM1 = 119, HAL_OP_ERF = 120,
+  HAL_OP_LOGICAL_NOT = 121, HAL_OP_BITWISE_NOT = 122, HAL_OP_ISNAN = 123, HAL_OP_LOG2 = 124,
+  HAL_OP_EXP2 = 125,
+  HAL_OP_LEAKY_RELU = 126,  /* (s) negative_slope */
+  HAL_OP_ISINF = 127, HAL_OP_SQUARE = 128,
+
+  /* binary, elementwise */
+  HAL_OP_POW = 150, HAL_OP_MAXIMUM = 151, HAL_OP_MINIMUM = 152,
+  HAL_OP_REMAINDER = 153,   /* sign of the divisor (Python %) */
+  HAL_OP_FMOD = 154, HAL_OP_ATAN2 = 155,
+  HAL_OP_EQ = 156, HAL_OP_NE = 157, HAL_OP_LT = 158, HAL_OP_LE = 159, HAL_OP_GT = 160, HAL_OP_GE = 161,
+  HAL_OP_LOGICAL_AND = 162, HAL_OP_LOGICAL_OR = 163, HAL_OP_LOGICAL_XOR = 164,
+  HAL_OP_BITWISE_AND = 165, HAL_OP_BITWISE_OR = 166, HAL_OP_BITWISE_XOR = 167,
+  HAL_OP_CLAMP_MIN = 168,   /* max(a, b), NaN of a kept */
+  HAL_OP_CLAMP_MAX = 169,   /* min(a, b), NaN of a kept */
+
+  /* activation backward, elementwise: inputs (grad_output, x_or_y) */
+  HAL_OP_THRESHOLD_BACKWARD = 180, /* grad if x > threshold else 0; (s) threshold */
+  HAL_OP_GELU_BACKWARD = 181,      /* x is the input; (s) approximate */
+  HAL_OP_SIGMOID_BACKWARD = 182,   /* y is the output */
+  HAL_OP_TANH_BACKWARD = 183,      /* y is the output */
+  HAL_OP_SILU_BACKWARD = 184,      /* x is the input */
+  HAL_OP_LEAKY_RELU_BACKWARD = 185,/* x is the input; (s) negative_slope */
+
+  /* ternary, elementwise */
+  HAL_OP_WHERE = 200,       /* cond ? a : b; cond is bool */
+  HAL_OP_CLAMP = 201,       /* min(max(a, lo), hi), NaN of a kept */
+  HAL_OP_ADDCMUL = 202,     /* a + value * t1 * t2; (s) value */
+  HAL_OP_ADDCDIV = 203,     /* a + value * t1 / t2; (s) value */
+  HAL_OP_LERP = 204,        /* a + w * (b - a) */
+
+  /* reductions: input and output have the same ndim; a dimension is reduced where the output's size
+     is 1 and the input's is not. Output dtype is the caller's (sum of int8 -> int64, mean of f16 -> f16).
+     Compute: float64 for f64, float32 for other floats, int64 for integers and bool. */
+  HAL_OP_SUM = 300, HAL_OP_MEAN = 301, HAL_OP_PROD = 302, HAL_OP_AMAX = 303, HAL_OP_AMIN = 304,
+  HAL_OP_ARGMAX = 305,      /* exactly one reduced dim; int64 output; first index on ties; NaN wins */
+  HAL_OP_ARGMIN = 306,
+  HAL_OP_VAR = 307,         /* (s) correction */
+  HAL_OP_STD = 308,         /* (s) correction */
+
+  /* normalization and losses */
+  HAL_OP_SOFTMAX = 400,     /* inputs x; outputs y (same shape); (s) dim */
+  HAL_OP_LOG_SOFTMAX = 401,
+  HAL_OP_SOFTMAX_BACKWARD = 402,     /* inputs grad_y, y; outputs grad_x; (s) dim */
+  HAL_OP_LOG_SOFTMAX_BACKWARD = 403, /* inputs grad_y, y; outputs grad_x; (s) dim */
+  HAL_OP_LAYER_NORM = 410,  /* inputs x [M,N] contiguous, weight [N] | ABSENT, bias [N] | ABSENT;
+                               outputs y [M,N], mean [M], rstd [M] (float32, or float64 for f64 x); (s) eps */
+  HAL_OP_LAYER_NORM_BACKWARD = 411,  /* inputs dy [M,N], x [M,N], mean [M], rstd [M], weight [N] | ABSENT;
+                                        outputs dx | ABSENT, dweight | ABSENT, dbias | ABSENT */
+  HAL_OP_NLL_LOSS = 420,    /* inputs logp [N,C] (or [C]), target [N] (or []) int64, weight [C] | ABSENT;
+                               outputs loss ([] for mean/sum, [N] for none), total_weight [];
+                               (s) reduction (0 none, 1 mean, 2 sum), ignore_index */
+  HAL_OP_NLL_LOSS_BACKWARD = 421,    /* inputs grad_loss, logp, target, weight | ABSENT, total_weight;
+                                        outputs grad_logp (written in full); (s) reduction, ignore_index */
+  HAL_OP_EMBEDDING_BACKWARD = 430,   /* inputs grad [N,D], indices [N] (int64 or int32);
+                                        outputs grad_weight [V,D] (written in full); (s) padding_idx (-1 none) */
+
+  /* indexing */
+  HAL_OP_INDEX_SELECT = 500, /* inputs self, index [K] (int64/int32); outputs out; (s) dim.
+                                out's shape is self's with dim resized to K */
+  HAL_OP_GATHER = 501,       /* inputs self, index (same ndim); outputs out (index's shape); (s) dim */
+  HAL_OP_SCATTER = 502,      /* inputs index, src (index's shape, or a scalar operand); outputs out
+                                (holding self's values, updated in place); (s) dim, reduce (0 set, 1 add) */
+  HAL_OP_INDEX_PUT = 503,    /* inputs index [K] int64, values [K, R...] (broadcast strides allowed);
+                                outputs out [V, R...] updated in place at out[index[k]]; (s) accumulate */
+
+  /* random numbers: counter-based, a function of (seed, offset, element index) only, so the same
+     seed and offset give the same values on every run. Element i (in row-major order of the output's
+     shape) draws from counter offset + i; the core then advances its offset by the element count. */
+  HAL_OP_UNIFORM = 600,     /* outputs out; (s) from, to, seed, offset */
+  HAL_OP_NORMAL = 601,      /* outputs out; (s) mean, std, seed, offset */
+  HAL_OP_BERNOULLI = 602,   /* inputs p (out's shape, or a scalar operand); outputs out; (s) seed, offset */
+  HAL_OP_RANDPERM = 603     /* outputs out [n] int64; (s) seed, offset */
 };
 
 /* ---------------------------------------------------------------------------------------------- */

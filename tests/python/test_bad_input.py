@@ -61,7 +61,7 @@ def test_memory_fraction_cap_raises_oom_then_recovers():
 
 @pytest.mark.parametrize("fixture,pattern", [
     ("not_an_adapter", "not a torch_hal adapter"),
-    ("wrong_abi", "2.0.*1.0"),
+    ("wrong_abi", "2.0.*1.1"),
 ])
 def test_loading_a_broken_adapter_names_the_file_and_keeps_devices(fixture, pattern):
     path = fixture_library(fixture)

@@ -1,0 +1,48 @@
+// One native op launch as the NVIDIA adapter's kernel families receive it, and the families' entry points.
+// launch_op (op_dispatch.cpp) routes an op id to the family that owns it; each family returns
+// HAL_STATUS_NOT_SUPPORTED, having done nothing, for ops, dtypes or layouts it does not handle, so the core
+// falls back. Plain C++ (no CUDA headers) so that host-compiled files can include it.
+#pragma once
+
+#include <cstdint>
+
+#include "torch_hal/adapter.h"
+
+typedef struct CUstream_st* cudaStream_t;
+
+namespace hal_nvidia {
+
+struct OpCall {
+  hal_op_t op;
+  int32_t device;
+  cudaStream_t stream;  // the stream to launch on (never the legacy default: the adapter resolves NULL)
+  const hal_tensor_t* inputs;
+  int32_t num_inputs;
+  hal_tensor_t* outputs;
+  int32_t num_outputs;
+  const hal_scalar_t* scalars;
+  int32_t num_scalars;
+};
+
+// Elementwise unary/binary/ternary ops, activation backward ops, FILL, COPY, ARANGE (elementwise.cu).
+hal_status_t launch_elementwise(const OpCall& call);
+// SUM..STD (reduce.cu).
+hal_status_t launch_reduction(const OpCall& call);
+// SOFTMAX.., LAYER_NORM.., NLL_LOSS.., EMBEDDING_BACKWARD (softmax.cu, layer_norm.cu, loss.cu, embedding.cu).
+hal_status_t launch_softmax(const OpCall& call);
+hal_status_t launch_layer_norm(const OpCall& call);
+hal_status_t launch_loss(const OpCall& call);
+hal_status_t launch_embedding(const OpCall& call);
+// INDEX_SELECT, GATHER, SCATTER, INDEX_PUT (indexing.cu).
+hal_status_t launch_indexing(const OpCall& call);
+// UNIFORM, NORMAL, BERNOULLI, RANDPERM (random.cu).
+hal_status_t launch_random(const OpCall& call);
+// MATMUL, GEMM through cuBLAS (gemm.cpp).
+hal_status_t launch_gemm(const OpCall& call);
+
+// Records the per-thread message that the adapter's get_last_error() returns; returns `status`.
+hal_status_t fail(hal_status_t status, const char* message);
+// After a kernel launch: turns cudaGetLastError() into DEVICE_ERROR with the CUDA error name.
+hal_status_t check_launch(const char* kernel_name);
+
+}  // namespace hal_nvidia

@@ -1,0 +1,159 @@
+// Reading hal_tensor_t operands inside CUDA kernels: runtime dtypes, strided offsets, compute types.
+// Shared by every kernel family of the NVIDIA adapter (one implementation of dtype loads and stores).
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "torch_hal/adapter.h"
+
+namespace hal_nvidia {
+
+enum class DType : uint8_t { Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64, Unsupported };
+
+inline DType dtype_of(hal_dtype_t t) {
+  if (t.lanes != 1) return DType::Unsupported;
+  switch (t.code) {
+    case HAL_DTYPE_BOOL: return t.bits == 8 ? DType::Bool : DType::Unsupported;
+    case HAL_DTYPE_UINT: return t.bits == 8 ? DType::U8 : DType::Unsupported;
+    case HAL_DTYPE_INT:
+      switch (t.bits) {
+        case 8: return DType::I8;
+        case 16: return DType::I16;
+        case 32: return DType::I32;
+        case 64: return DType::I64;
+      }
+      return DType::Unsupported;
+    case HAL_DTYPE_FLOAT:
+      switch (t.bits) {
+        case 16: return DType::F16;
+        case 32: return DType::F32;
+        case 64: return DType::F64;
+      }
+      return DType::Unsupported;
+    case HAL_DTYPE_BFLOAT: return t.bits == 16 ? DType::BF16 : DType::Unsupported;
+  }
+  return DType::Unsupported;
+}
+
+__host__ __device__ inline int dtype_size(DType d) {
+  switch (d) {
+    case DType::Bool: case DType::U8: case DType::I8: return 1;
+    case DType::I16: case DType::F16: case DType::BF16: return 2;
+    case DType::I32: case DType::F32: return 4;
+    case DType::I64: case DType::F64: return 8;
+    default: return 0;
+  }
+}
+
+inline bool is_floating(DType d) { return d == DType::F16 || d == DType::BF16 || d == DType::F32 || d == DType::F64; }
+
+// The ABI's scalar operands and absent tensors.
+inline bool is_scalar_operand(const hal_tensor_t& t) { return t.data == nullptr && t.ndim == 0; }
+inline bool is_absent(const hal_tensor_t& t) { return t.data == nullptr && t.ndim < 0; }
+
+inline char* element0(const hal_tensor_t& t) { return static_cast<char*>(t.data) + t.byte_offset; }
+
+inline int64_t numel(const hal_tensor_t& t) {
+  int64_t n = 1;
+  for (int i = 0; i < t.ndim; ++i) n *= t.shape[i];
+  return n;
+}
+
+// Row-major dense, ignoring size-1 dimensions.
+inline bool is_contiguous(const hal_tensor_t& t) {
+  int64_t expected = 1;
+  for (int i = t.ndim - 1; i >= 0; --i) {
+    if (t.shape[i] == 1) continue;
+    if (t.strides[i] != expected) return false;
+    expected *= t.shape[i];
+  }
+  return true;
+}
+
+// Loads element `p` of runtime type `d`, converted to the compute type T (float, double or int64_t).
+template <class T>
+__device__ __forceinline__ T load_as(const void* p, DType d) {
+  switch (d) {
+    case DType::Bool: return static_cast<T>(*static_cast<const bool*>(p) ? 1 : 0);
+    case DType::U8: return static_cast<T>(*static_cast<const uint8_t*>(p));
+    case DType::I8: return static_cast<T>(*static_cast<const int8_t*>(p));
+    case DType::I16: return static_cast<T>(*static_cast<const int16_t*>(p));
+    case DType::I32: return static_cast<T>(*static_cast<const int32_t*>(p));
+    case DType::I64: return static_cast<T>(*static_cast<const int64_t*>(p));
+    case DType::F16: return static_cast<T>(__half2float(*static_cast<const __half*>(p)));
+    case DType::BF16: return static_cast<T>(__bfloat162float(*static_cast<const __nv_bfloat16*>(p)));
+    case DType::F32: return static_cast<T>(*static_cast<const float*>(p));
+    case DType::F64: return static_cast<T>(*static_cast<const double*>(p));
+    default: return T(0);
+  }
+}
+
+// Float to integer conversion as PyTorch does it on CUDA (truncation; out-of-range is undefined there
+// too), with bool meaning "not zero".
+template <class T>
+__device__ __forceinline__ void store_from(void* p, DType d, T v) {
+  switch (d) {
+    case DType::Bool: *static_cast<bool*>(p) = (v != T(0)); break;
+    case DType::U8: *static_cast<uint8_t*>(p) = static_cast<uint8_t>(static_cast<int64_t>(v)); break;
+    case DType::I8: *static_cast<int8_t*>(p) = static_cast<int8_t>(static_cast<int64_t>(v)); break;
+    case DType::I16: *static_cast<int16_t*>(p) = static_cast<int16_t>(static_cast<int64_t>(v)); break;
+    case DType::I32: *static_cast<int32_t*>(p) = static_cast<int32_t>(static_cast<int64_t>(v)); break;
+    case DType::I64: *static_cast<int64_t*>(p) = static_cast<int64_t>(v); break;
+    case DType::F16: *static_cast<__half*>(p) = __float2half(static_cast<float>(v)); break;
+    case DType::BF16: *static_cast<__nv_bfloat16*>(p) = __float2bfloat16(static_cast<float>(v)); break;
+    case DType::F32: *static_cast<float*>(p) = static_cast<float>(v); break;
+    case DType::F64: *static_cast<double*>(p) = static_cast<double>(v); break;
+    default: break;
+  }
+}
+
+// A tensor as a kernel argument (passed by value): base pointer, dtype, and strides in elements.
+struct Operand {
+  char* base = nullptr;
+  DType dtype = DType::Unsupported;
+  int32_t elem_size = 0;
+  int64_t strides[HAL_MAX_DIMS] = {};
+};
+
+// The iteration space shared by the operands of an elementwise op.
+struct Shape {
+  int32_t ndim = 0;
+  int64_t sizes[HAL_MAX_DIMS] = {};
+};
+
+inline Operand operand_of(const hal_tensor_t& t) {
+  Operand o;
+  o.base = element0(t);
+  o.dtype = dtype_of(t.dtype);
+  o.elem_size = dtype_size(o.dtype);
+  for (int i = 0; i < t.ndim && i < HAL_MAX_DIMS; ++i) o.strides[i] = t.strides[i];
+  return o;
+}
+
+inline Shape shape_of(const hal_tensor_t& t) {
+  Shape s;
+  s.ndim = t.ndim;
+  for (int i = 0; i < t.ndim && i < HAL_MAX_DIMS; ++i) s.sizes[i] = t.shape[i];
+  return s;
+}
+
+// Element offsets (in elements) of the row-major linear index `i` for up to N operands at once, so the
+// divisions are shared between them.
+template <int N>
+__device__ __forceinline__ void offsets_of(int64_t i, const Shape& shape, const Operand* ops, int64_t* out) {
+#pragma unroll
+  for (int k = 0; k < N; ++k) out[k] = 0;
+  for (int d = shape.ndim - 1; d >= 0; --d) {
+    const int64_t size = shape.sizes[d];
+    const int64_t coord = i % size;
+    i /= size;
+#pragma unroll
+    for (int k = 0; k < N; ++k) out[k] += coord * ops[k].strides[d];
+  }
+}
+
+}  // namespace hal_nvidia
