@@ -1,0 +1,89 @@
+// Registering an op whose adapter may run it natively: NativeFirst<Op, fn> is the op's hal kernel.
+//
+// It checks the arguments' devices (as PyTorch checks CUDA ops), and when the device's adapter has
+// native kernels it calls `fn`, which launches them (native_launch.h) and says whether it could. When it
+// could not (no kernel for this op, dtype or layout), the op takes the path it would take without a
+// native registration: ATen's CPU kernel in place for host-accessible memory, else the counted CPU
+// fallback. So an op registered here is never worse off on any device.
+//
+// `fn` has the op's own parameters and returns
+//   - std::optional<R> for ops returning R by value (nullopt: not handled);
+//   - bool for ops returning Tensor& (in-place and out= ops; the kernel returns the first Tensor&
+//     argument, which is `self` or `out`).
+//
+//   HAL_NATIVE(m, add_Tensor, "add.Tensor", add_tensor);
+#pragma once
+
+#include <ATen/core/IListRef.h>
+
+#include <optional>
+#include <tuple>
+#include <type_traits>
+
+#include "host_kernel.h"
+#include "native/native_launch.h"
+
+namespace torch_hal::native {
+namespace detail {
+
+inline void visit(DeviceScan& scan, const at::Tensor& t, const char* name) { scan.visit_tensor(t, name, false); }
+inline void visit(DeviceScan& scan, const std::optional<at::Tensor>& t, const char* name) {
+  if (t.has_value()) scan.visit_tensor(*t, name, false);
+}
+inline void visit(DeviceScan& scan, at::TensorList list, const char* name) {
+  for (const at::Tensor& t : list) scan.visit_tensor(t, name, false);
+}
+inline void visit(DeviceScan& scan, const at::ITensorListRef& list, const char* name) {
+  for (const at::Tensor& t : list) scan.visit_tensor(t, name, false);
+}
+inline void visit(DeviceScan& scan, const c10::List<std::optional<at::Tensor>>& list, const char* name) {
+  for (const std::optional<at::Tensor>& t : list) {
+    if (t.has_value()) scan.visit_tensor(*t, name, true);  // index tensors may be on the CPU
+  }
+}
+template <class T>
+inline void visit(DeviceScan&, const T&, const char*) {}
+
+// True when every tensor-like argument is a plain Tensor, which HostKernel's unboxed path handles.
+template <class... Args>
+constexpr bool only_plain_tensors =
+    ((std::is_same_v<std::decay_t<Args>, at::Tensor> || !(std::is_same_v<std::decay_t<Args>, std::optional<at::Tensor>> ||
+                                                          std::is_same_v<std::decay_t<Args>, at::TensorList> ||
+                                                          std::is_same_v<std::decay_t<Args>, at::ITensorListRef> ||
+                                                          std::is_same_v<std::decay_t<Args>, c10::List<std::optional<at::Tensor>>>)) &&
+     ...);
+
+}  // namespace detail
+
+template <class Op, auto Native, class Schema = typename Op::schema>
+struct NativeFirst;
+
+template <class Op, auto Native, class Ret, class... Args>
+struct NativeFirst<Op, Native, Ret(Args...)> {
+  static Ret call(Args... args) {
+    DeviceScan scan;
+    (detail::visit(scan, args, Op::name), ...);
+    scan.finish(Op::name);
+    const auto device = static_cast<c10::DeviceIndex>(scan.device >= 0 ? scan.device : current_device());
+    if (has_native_kernels(device)) {
+      if constexpr (std::is_same_v<Ret, at::Tensor&>) {
+        if (Native(args...)) {
+          constexpr size_t self = host_path::first_true<std::is_same<Args, at::Tensor&>...>();
+          return std::get<self>(std::forward_as_tuple(args...));
+        }
+      } else {
+        if (auto result = Native(args...)) return std::move(*result);
+      }
+    }
+    if constexpr (detail::only_plain_tensors<Args...>) {
+      return HostKernel<Op>::call_on(device, args...);
+    } else {
+      return at::native::call_fallback_fn<&host_path::run_on_cpu_kernel_boxed, Op>::call(args...);
+    }
+  }
+};
+
+#define HAL_NATIVE(m, op, overload_name, fn) \
+  m.impl(overload_name, TORCH_FN((::torch_hal::native::NativeFirst<at::_ops::op, &fn>::call)))
+
+}  // namespace torch_hal::native
