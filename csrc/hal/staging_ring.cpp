@@ -5,6 +5,7 @@
 #include <deque>
 
 #include "hal/error.h"
+#include "parallel_memcpy.h"
 
 namespace hal {
 
@@ -40,7 +41,7 @@ void StagingRing::host_to_device(void* dst, const void* src, size_t nbytes, Stre
     const size_t len = std::min(kChunkBytes, nbytes - offset);
     Buffer& buffer = acquire();
     void* staging = buffer.data(device_);
-    std::memcpy(staging, static_cast<const char*>(src) + offset, len);
+    parallel_memcpy(staging, static_cast<const char*>(src) + offset, len);
     throw_on_failure(t, t.memcpy_async(device_.local_index, static_cast<char*>(dst) + offset, staging, len,
                                        HAL_COPY_HOST_TO_DEVICE, s),
                      "memcpy_async (host to device, staged)");
@@ -62,7 +63,7 @@ void StagingRing::device_to_host(void* dst, const void* src, size_t nbytes, Stre
     InFlight f = in_flight.front();
     in_flight.pop_front();
     f.buffer->done.synchronize();
-    std::memcpy(static_cast<char*>(dst) + f.offset, f.buffer->data(device_), f.len);
+    parallel_memcpy(static_cast<char*>(dst) + f.offset, f.buffer->data(device_), f.len);
   };
   for (size_t offset = 0; offset < nbytes; offset += kChunkBytes) {
     if (in_flight.size() == kBuffers) drain_one();  // the buffer about to be reused holds the oldest chunk

@@ -13,8 +13,10 @@ namespace hal {
 
 class StagingRing {
  public:
+  // Chunks large enough that the copy threads and the DMA engine each work on big pieces, and enough
+  // buffers that the host fills (H2D) or empties (D2H) one while the device moves the others.
   static constexpr size_t kBuffers = 4;
-  static constexpr size_t kChunkBytes = size_t{8} << 20;
+  static constexpr size_t kChunkBytes = size_t{16} << 20;
 
   explicit StagingRing(int device);
 

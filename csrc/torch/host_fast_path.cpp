@@ -14,8 +14,6 @@ namespace {
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_HOST_KERNEL(neg, "neg");
   HAL_HOST_KERNEL(threshold_backward, "threshold_backward");
-  HAL_HOST_KERNEL(mm, "mm");
-  HAL_HOST_KERNEL(addmm, "addmm");
   HAL_HOST_KERNEL(sum, "sum");
   HAL_HOST_KERNEL(sum_dim_IntList, "sum.dim_IntList");
   HAL_HOST_KERNEL(mean_dim, "mean.dim");

@@ -11,6 +11,8 @@
 
 #include "allocator.h"
 #include "hal/copy_engine.h"
+#include "native/copy_kernel.h"
+#include "native/native_launch.h"
 #include "hal/streams.h"
 #include "hal_context.h"
 #include "tensor_bridge.h"
@@ -132,10 +134,11 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
   };
   const size_t nbytes = src.numel() * src.element_size();
   if (same_layout && src_hal && dst_hal) {
+    // Device-to-device copies never block the host, as on CUDA: they are ordered on the stream.
     const auto d = dst.device().index();
     call_core([&] {
       hal::copy_device_to_device(d, byte_ptr(dst), src.device().index(), byte_ptr(src), nbytes,
-                                 hal::current_stream(d), non_blocking);
+                                 hal::current_stream(d), /*non_blocking=*/true);
     });
     return dst;
   }
@@ -154,6 +157,23 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
                                hal::is_pinned(dst.storage().data_ptr().get()), non_blocking);
     });
     return dst;
+  }
+  // Differing dtype or layout, where the adapter has a strided copy kernel: convert on the device, and
+  // move only dense bytes between host and device.
+  if (src_hal && dst_hal && src.device() == dst.device() && native::copy_on_device(dst, src)) return dst;
+  if (!src_hal && dst_hal && native::has_native_kernels(dst.device().index())) {
+    const at::Tensor dense_src = src.contiguous();
+    at::Tensor staged = at::empty(dense_src.sizes(), dense_src.options().device(dst.device()));
+    copy_from(dense_src, staged, non_blocking);
+    if (native::copy_on_device(dst, staged)) return dst;
+  }
+  if (src_hal && !dst_hal && native::has_native_kernels(src.device().index())) {
+    at::Tensor compact = at::empty(dst.sizes(), src.options().dtype(dst.dtype()));
+    if (native::copy_on_device(compact, src)) {
+      if (dst.is_contiguous()) return copy_from(compact, dst, non_blocking);
+      dst.copy_(compact.cpu());
+      return dst;
+    }
   }
   // Differing dtype or layout: convert on the host.
   const at::Tensor host_src = src_hal ? (src_direct ? cpu_alias(src) : download(src)) : src;
