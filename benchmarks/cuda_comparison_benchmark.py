@@ -1,0 +1,191 @@
+"""hal:N on an NVIDIA GPU against torch.cuda on the same GPU, in one run, printed as ratios.
+
+    python benchmarks/cuda_comparison_benchmark.py [--quick] [--markdown benchmarks/RESULTS.md]
+
+Each case runs the same PyTorch code on the hal device and on cuda, timed in alternating batches
+(timing.time_pair). "hal/cuda time" below 1 means hal is faster; for transfers and large kernels the
+speed ratio (cuda time / hal time) is printed too. Targets (issue 3): pageable H2D and D2H speed at least
+2.0x torch.cuda's; pinned copies, D2D, elementwise on 256 MiB and matrix products at least 0.95x; `empty`
+and per-op time at most 1.0x; MLP and transformer steps at most 1.05x.
+"""
+import argparse
+import datetime
+import platform
+import sys
+from pathlib import Path
+
+import torch
+
+import torch_hal
+from torch_hal.reference_models import TinyTransformer, mlp, training_step, transformer_batch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from timing import time_pair  # noqa: E402
+
+MiB = 1 << 20
+
+
+def nvidia_hal_device():
+    for i in range(torch.hal.device_count()):
+        if torch.hal.get_device_properties(i).vendor.lower() == "nvidia":
+            return torch.device("hal", i)
+    return None
+
+
+def syncer(device):
+    if device.type == "cuda":
+        return lambda: torch.cuda.synchronize(device)
+    return lambda: torch.hal.synchronize(device)
+
+
+def copy_cases(device, nbytes):
+    """(name, bytes moved, make_fn(device) -> fn)."""
+    n = nbytes // 4
+
+    def h2d_pageable(dev):
+        src = torch.randn(n)
+        return lambda: src.to(dev)
+
+    def d2h_pageable(dev):
+        src = torch.randn(n, device=dev)
+        return lambda: src.cpu()
+
+    def h2d_pinned(dev):
+        src = torch.randn(n).pin_memory(dev.type)
+        dst = torch.empty(n, device=dev)
+        return lambda: dst.copy_(src, non_blocking=True)
+
+    def d2h_pinned(dev):
+        src = torch.randn(n, device=dev)
+        dst = torch.empty(n).pin_memory(dev.type)
+        return lambda: dst.copy_(src, non_blocking=True)
+
+    def d2d(dev):
+        src = torch.randn(n, device=dev)
+        dst = torch.empty(n, device=dev)
+        return lambda: dst.copy_(src)
+
+    yield "H2D pageable 256 MiB (x.to)", nbytes, h2d_pageable
+    yield "D2H pageable 256 MiB (x.cpu())", nbytes, d2h_pageable
+    yield "H2D pinned 256 MiB", nbytes, h2d_pinned
+    yield "D2H pinned 256 MiB", nbytes, d2h_pinned
+    yield "D2D 256 MiB (read+write)", 2 * nbytes, d2d
+
+
+def kernel_cases(nbytes):
+    n = nbytes // 4
+
+    def empty(dev):
+        return lambda: torch.empty(1024, device=dev)
+
+    def add_small(dev):
+        a, b = torch.randn(16, device=dev), torch.randn(16, device=dev)
+        return lambda: a.add_(b)
+
+    def add_large(dev):
+        a, b = torch.randn(n, device=dev), torch.randn(n, device=dev)
+        return lambda: a + b
+
+    def relu_large(dev):
+        a = torch.randn(n, device=dev)
+        return lambda: torch.relu(a)
+
+    def mm(dtype):
+        def make(dev):
+            a = torch.randn(4096, 4096, device=dev, dtype=dtype)
+            b = torch.randn(4096, 4096, device=dev, dtype=dtype)
+            return lambda: a @ b
+        return make
+
+    yield "empty 4 KiB", None, empty
+    yield "add_ on 16 elements", None, add_small
+    yield "add 256 MiB (2 reads + 1 write)", 3 * nbytes, add_large
+    yield "relu 256 MiB (read + write)", 2 * nbytes, relu_large
+    yield "mm fp32 4096", 2 * 4096 ** 3, mm(torch.float32)
+    yield "mm bf16 4096", 2 * 4096 ** 3, mm(torch.bfloat16)
+
+
+def model_cases():
+    def mlp_forward(dev):
+        torch.manual_seed(0)
+        model = mlp().to(dev)
+        x = torch.randn(64, 784, device=dev)
+
+        def fn():
+            with torch.no_grad():
+                return model(x)
+        return fn
+
+    def mlp_step(dev):
+        torch.manual_seed(0)
+        model = mlp().to(dev)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        x = torch.randn(64, 784, device=dev)
+        y = torch.randint(0, 10, (64,), device=dev)
+        return lambda: training_step(model, opt, x, y)
+
+    def transformer_step(dev):
+        torch.manual_seed(0)
+        model = TinyTransformer().to(dev)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        tokens, targets = transformer_batch()
+        tokens, targets = tokens.to(dev), targets.to(dev)
+        return lambda: training_step(model, opt, tokens, targets)
+
+    yield "MLP 784-256-128-10 forward, batch 64", None, mlp_forward
+    yield "MLP training step (AdamW)", None, mlp_step
+    yield "transformer block training step (AdamW)", None, transformer_step
+
+
+def run(quick: bool):
+    hal = nvidia_hal_device()
+    if hal is None or not torch.cuda.is_available():
+        sys.exit("this benchmark needs an NVIDIA GPU as a hal device and torch.cuda on the same machine")
+    cuda = torch.device("cuda", 0)
+    nbytes = (32 if quick else 256) * MiB
+    repeats = 3 if quick else 9
+    rows = []
+    cases = list(copy_cases(None, nbytes)) + list(kernel_cases(nbytes)) + list(model_cases())
+    for i, (name, work, make) in enumerate(cases, 1):
+        print(f"[{i}/{len(cases)}] {name}", file=sys.stderr, flush=True)
+        t_hal, t_cuda = time_pair(make(hal), syncer(hal), make(cuda), syncer(cuda), repeats=repeats)
+        rows.append((name, work, t_hal, t_cuda))
+        torch.cuda.empty_cache()
+        torch.hal.empty_cache()
+    return hal, rows
+
+
+def fmt_rate(work, t, name):
+    if work is None:
+        return ""
+    if name.startswith("mm"):
+        return f"{work / t / 1e12:.0f} TFLOP/s"
+    return f"{work / t / 1e9:.1f} GB/s"
+
+
+def table(rows):
+    lines = ["| case | hal | cuda | hal/cuda time | speed vs cuda |", "| --- | --- | --- | --- | --- |"]
+    for name, work, t_hal, t_cuda in rows:
+        hal_s = f"{t_hal * 1e6:.1f} µs" + (f" ({fmt_rate(work, t_hal, name)})" if work else "")
+        cuda_s = f"{t_cuda * 1e6:.1f} µs" + (f" ({fmt_rate(work, t_cuda, name)})" if work else "")
+        lines.append(f"| {name} | {hal_s} | {cuda_s} | {t_hal / t_cuda:.2f} | {t_cuda / t_hal:.2f}x |")
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="32 MiB copies and fewer repeats")
+    parser.add_argument("--markdown", help="write the table with machine and date into this file's GPU section")
+    args = parser.parse_args()
+    hal, rows = run(args.quick)
+    props = torch.hal.get_device_properties(hal)
+    header = (f"{props.name} as {hal} (torch_hal {torch_hal.__version__}) vs cuda:0, PyTorch {torch.__version__}, "
+              f"Python {platform.python_version()}, {datetime.date.today().isoformat()}")
+    text = header + "\n\n" + table(rows)
+    print(text)
+    if args.markdown:
+        Path(args.markdown).write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
