@@ -12,7 +12,8 @@ using hal::AdapterState;
 
 TEST(ForcedAdapters, EveryAdapterListedWithStateAndReason) {
   auto adapters = hal::DeviceRegistry::instance().adapters();
-  ASSERT_EQ(adapters.size(), 6u);
+  // Six, then any other built-in adapter of the package folder (nvidia, where nvcc built it).
+  ASSERT_GE(adapters.size(), 6u);
   const std::string copy = HAL_TEST_HOST_COPY;
   // Load order: the forced list as given, then the package folder.
   EXPECT_EQ(adapters[0]->path(), copy);
@@ -23,7 +24,7 @@ TEST(ForcedAdapters, EveryAdapterListedWithStateAndReason) {
   EXPECT_NE(adapters[1]->reason().find("does not export hal_adapter_query"), std::string::npos);
 
   EXPECT_EQ(adapters[2]->state(), AdapterState::Broken);
-  EXPECT_NE(adapters[2]->reason().find("adapter ABI version 2.0, but this torch_hal speaks 1.0"), std::string::npos);
+  EXPECT_NE(adapters[2]->reason().find("adapter ABI version 2.0, but this torch_hal speaks 1.1"), std::string::npos);
 
   EXPECT_EQ(adapters[3]->state(), AdapterState::Unavailable);
   EXPECT_EQ(adapters[3]->reason(), "fixture runtime libfoo.so.1 not found: install foo");

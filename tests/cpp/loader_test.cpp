@@ -1,6 +1,7 @@
 // AdapterLibrary and find_adapter_libraries on real files: the host adapter and the broken fixtures.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -79,7 +80,7 @@ TEST(AdapterLibrary, WrongAbiNamesBothVersions) {
   const std::string path = fixture("wrong_abi");
   auto lib = AdapterLibrary::open(path);
   EXPECT_EQ(lib->state(), AdapterState::Broken);
-  EXPECT_EQ(lib->reason(), path + ": adapter ABI version 2.0, but this torch_hal speaks 1.0: rebuild the adapter "
+  EXPECT_EQ(lib->reason(), path + ": adapter ABI version 2.0, but this torch_hal speaks 1.1: rebuild the adapter "
                                   "against torch_hal's include/torch_hal/adapter.h");
   EXPECT_EQ(lib->abi_version(), 2u << 16);
   EXPECT_EQ(lib->name(), "fixture_wrong_abi");
@@ -174,8 +175,8 @@ TEST(AdapterLoader, OrderIsForcedThenPathThenPackageWithoutDuplicates) {
 
 TEST(AdapterLoader, PackageFolderHoldsHostAdapter) {
   std::vector<std::string> found = hal::find_adapter_libraries(hal_test::lib_dir());
-  ASSERT_FALSE(found.empty());
-  EXPECT_EQ(found.back(), hal_test::host_adapter_path());
+  // Among other built-in adapters (nvidia, where nvcc built it).
+  EXPECT_NE(std::find(found.begin(), found.end(), hal_test::host_adapter_path()), found.end());
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <sys/utsname.h>
 
+#include <algorithm>
 #include <cstring>
 #include <thread>
 
@@ -85,10 +86,12 @@ TEST(Registry, BadIndexMessage) {
 }
 
 TEST(Registry, AdaptersListsHostAsLoaded) {
+  // Other built-in adapters (nvidia, where nvcc built it) may be listed too, unavailable without their GPU.
   auto adapters = registry().adapters();
-  ASSERT_EQ(adapters.size(), 1u);
-  EXPECT_EQ(adapters[0]->state(), hal::AdapterState::Loaded);
-  EXPECT_EQ(adapters[0]->device_count(), 1);
+  auto host = std::find_if(adapters.begin(), adapters.end(), [](const auto* a) { return a->name() == "host"; });
+  ASSERT_NE(host, adapters.end());
+  EXPECT_EQ((*host)->state(), hal::AdapterState::Loaded);
+  EXPECT_EQ((*host)->device_count(), 1);
 }
 
 }  // namespace

@@ -1,0 +1,57 @@
+// cuBLAS, loaded with dlopen at first use: the adapter builds without cuBLAS headers and loads on machines
+// without cuBLAS (GEMM ops then answer NOT_SUPPORTED and the core falls back). Only the few entry points
+// and enum values the GEMM path needs are declared here, written from the public cuBLAS documentation
+// (docs.nvidia.com/cuda/cublas, "cuBLAS Datatypes Reference"); cuBLAS keeps these values stable across
+// major versions because they are part of its ABI.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <library_types.h>  // cudaDataType_t (CUDA_R_32F, ...), shipped with the CUDA runtime headers
+
+#include <string>
+
+namespace hal_nvidia {
+
+struct cublasContext;
+using cublasHandle_t = cublasContext*;
+
+// cublasStatus_t
+enum CublasStatus : int {
+  kCublasSuccess = 0,
+  kCublasNotInitialized = 1,
+  kCublasAllocFailed = 3,
+  kCublasInvalidValue = 7,
+  kCublasArchMismatch = 8,
+  kCublasExecutionFailed = 13,
+  kCublasNotSupported = 15,
+};
+// cublasOperation_t
+enum CublasOperation : int { kCublasOpN = 0, kCublasOpT = 1 };
+// cublasComputeType_t
+enum CublasComputeType : int { kCublasCompute32F = 68, kCublasCompute64F = 70 };
+// cublasGemmAlgo_t: CUBLAS_GEMM_DEFAULT lets cuBLAS's heuristics choose.
+enum CublasGemmAlgo : int { kCublasGemmDefault = -1 };
+
+// The entry points, resolved once. Signatures as documented for cuBLAS 12 and 13.
+struct CublasApi {
+  int (*create)(cublasHandle_t* handle);                             // cublasCreate_v2
+  int (*destroy)(cublasHandle_t handle);                             // cublasDestroy_v2
+  int (*set_stream)(cublasHandle_t handle, cudaStream_t stream);     // cublasSetStream_v2
+  int (*set_workspace)(cublasHandle_t handle, void* workspace, size_t bytes);  // cublasSetWorkspace_v2
+  int (*gemm_strided_batched_ex)(cublasHandle_t handle, int transa, int transb, int m, int n, int k,
+                                 const void* alpha, const void* a, cudaDataType_t a_type, int lda,
+                                 long long stride_a, const void* b, cudaDataType_t b_type, int ldb,
+                                 long long stride_b, const void* beta, void* c, cudaDataType_t c_type, int ldc,
+                                 long long stride_c, int batch_count, int compute_type, int algo);
+  const char* (*status_name)(int status);                            // cublasGetStatusName
+  const char* (*status_string)(int status);                          // cublasGetStatusString
+};
+
+// The loaded library, or nullptr with `why` saying what was tried and how to fix it. Thread-safe; the
+// search runs once per process and its result (either way) is kept.
+const CublasApi* cublas(std::string* why);
+
+// "cublasCreate_v2: CUBLAS_STATUS_ALLOC_FAILED: resource allocation failed"
+std::string cublas_error(const CublasApi& api, const char* what, int status);
+
+}  // namespace hal_nvidia

@@ -1,0 +1,49 @@
+// Turning CUDA runtime errors into hal_status_t plus the per-thread message that get_last_error() returns,
+// and keeping C++ exceptions from crossing the C ABI. Every file of the adapter reports errors through here.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <exception>
+#include <new>
+#include <string>
+
+#include "kernels/op_call.h"  // hal_nvidia::fail and check_launch, declared for the kernel families
+
+namespace hal_nvidia {
+
+// The message of the last failure on this thread (what the table's get_last_error() returns).
+const char* last_error();
+
+hal_status_t fail(hal_status_t status, const std::string& message);
+
+// The status a CUDA error stands for. `out_of_memory` is what cudaErrorMemoryAllocation means at this call
+// site: OUT_OF_DEVICE_MEMORY for device allocations, OUT_OF_HOST_MEMORY for pinned host memory.
+hal_status_t status_of(cudaError_t error, hal_status_t out_of_memory = HAL_STATUS_OUT_OF_DEVICE_MEMORY);
+
+// Records "<what>: cudaErrorName: description" and returns the matching status. It also clears the
+// runtime's own per-thread error (cudaGetLastError) unless the error is sticky, so that a failure reported
+// here is not reported a second time by the next check_launch() on this thread.
+hal_status_t cuda_fail(cudaError_t error, const std::string& what,
+                       hal_status_t out_of_memory = HAL_STATUS_OUT_OF_DEVICE_MEMORY);
+
+// SUCCESS for cudaSuccess, otherwise cuda_fail(). For the common "call, then return on error" pattern.
+inline hal_status_t check(cudaError_t error, const char* what) {
+  return error == cudaSuccess ? HAL_STATUS_SUCCESS : cuda_fail(error, what);
+}
+
+// Runs `body` (returning hal_status_t); std::bad_alloc and other exceptions become status codes.
+template <typename F>
+hal_status_t guarded(const char* what, F&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return fail(HAL_STATUS_OUT_OF_HOST_MEMORY, std::string(what) + ": out of host memory");
+  } catch (const std::exception& e) {
+    return fail(HAL_STATUS_INTERNAL_ERROR, std::string(what) + ": " + e.what());
+  } catch (...) {
+    return fail(HAL_STATUS_INTERNAL_ERROR, std::string(what) + ": unknown exception");
+  }
+}
+
+}  // namespace hal_nvidia

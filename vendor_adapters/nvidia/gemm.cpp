@@ -1,0 +1,94 @@
+// HAL_OP_MATMUL and HAL_OP_GEMM through cuBLAS: gemm_plan decides the call, this file makes it.
+#include <cstdint>
+#include <string>
+
+#include "adapter_state.h"
+#include "blas_context.h"
+#include "cublas_library.h"
+#include "cuda_status.h"
+#include "gemm_plan.h"
+#include "kernels/op_call.h"
+#include "kernels/scale_into.h"
+
+namespace hal_nvidia {
+namespace {
+
+// Scratch memory per stream for cuBLAS's kernels, the sizes PyTorch gives cuBLAS by default: Hopper and
+// newer GEMM kernels use more than earlier ones.
+uint64_t workspace_bytes(const DeviceState& d) { return d.cc_major >= 9 ? (uint64_t{32} << 20) : (uint64_t{8} << 20); }
+
+cudaDataType_t cuda_type(GemmType t) {
+  switch (t) {
+    case GemmType::F16: return CUDA_R_16F;
+    case GemmType::BF16: return CUDA_R_16BF;
+    case GemmType::F64: return CUDA_R_64F;
+    default: return CUDA_R_32F;
+  }
+}
+
+hal_status_t status_of_cublas(int status) {
+  switch (status) {
+    case kCublasAllocFailed: return HAL_STATUS_OUT_OF_DEVICE_MEMORY;
+    case kCublasNotSupported:
+    case kCublasArchMismatch: return HAL_STATUS_NOT_SUPPORTED;
+    case kCublasInvalidValue: return HAL_STATUS_INVALID_ARGUMENT;
+    default: return HAL_STATUS_DEVICE_ERROR;
+  }
+}
+
+hal_status_t run_cublas(const CublasApi& api, cublasHandle_t handle, const GemmPlan& p) {
+  // Accumulation in FP32 for every float type up to 32 bits, without TF32 (cuBLAS's default math mode),
+  // which matches torch.cuda's defaults; FP64 in FP64. alpha and beta have the compute type.
+  const bool f64 = p.type == GemmType::F64;
+  const float alpha_f = static_cast<float>(p.alpha), beta_f = static_cast<float>(p.beta);
+  const void* alpha = f64 ? static_cast<const void*>(&p.alpha) : &alpha_f;
+  const void* beta = f64 ? static_cast<const void*>(&p.beta) : &beta_f;
+  const cudaDataType_t type = cuda_type(p.type);
+  const int status = api.gemm_strided_batched_ex(
+      handle, p.first.transpose ? kCublasOpT : kCublasOpN, p.second.transpose ? kCublasOpT : kCublasOpN,
+      static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), alpha, p.first.data, type,
+      static_cast<int>(p.first.ld), p.first.batch_stride, p.second.data, type, static_cast<int>(p.second.ld),
+      p.second.batch_stride, beta, p.out, type, static_cast<int>(p.ld_out), p.batch_stride_out,
+      static_cast<int>(p.batch), f64 ? kCublasCompute64F : kCublasCompute32F, kCublasGemmDefault);
+  if (status == kCublasSuccess) return HAL_STATUS_SUCCESS;
+  return fail(status_of_cublas(status), cublas_error(api, "cublasGemmStridedBatchedEx", status));
+}
+
+}  // namespace
+
+hal_status_t launch_gemm(const OpCall& call) {
+  GemmPlan plan;
+  std::string why;
+  const char* op_name = call.op == HAL_OP_GEMM ? "GEMM" : "MATMUL";
+  if (hal_status_t s = plan_gemm(call.op, call.inputs, call.num_inputs, call.outputs, call.num_outputs, call.scalars,
+                                 call.num_scalars, &plan, &why);
+      s != HAL_STATUS_SUCCESS) {
+    return fail(s, std::string("NVIDIA ") + op_name + " " + why);
+  }
+  if (plan.empty) return HAL_STATUS_SUCCESS;
+  const hal_tensor_t& out = call.outputs[0];
+  // K == 0: a b is all zeros, so out = beta c (or 0), without cuBLAS.
+  if (plan.k == 0) {
+    if (plan.c_is_out && plan.beta == 1.0) return HAL_STATUS_SUCCESS;
+    return scale_into(out, plan.c, plan.beta, call.stream);
+  }
+
+  // What can refuse (NOT_SUPPORTED must leave no trace) comes before the first write to `out`; only
+  // cuBLAS itself refusing the call, which the plan's checks make unexpected, would come after it.
+  const CublasApi* api = cublas(&why);
+  if (!api) return fail(HAL_STATUS_NOT_SUPPORTED, why);
+  DeviceState& device = device_state(call.device);
+  BlasContext::Lease lease;
+  if (hal_status_t s = device.blas.acquire(*api, call.device, workspace_bytes(device), call.stream, &lease);
+      s != HAL_STATUS_SUCCESS) {
+    return s;
+  }
+  // cuBLAS adds beta * C in place, so a c that is not the output is first copied into it (with its
+  // broadcast strides: an addmm bias) on the same stream.
+  if (plan.c && !plan.c_is_out) {
+    if (hal_status_t s = scale_into(out, plan.c, 1.0, call.stream); s != HAL_STATUS_SUCCESS) return s;
+  }
+  return run_cublas(*api, lease.handle(), plan);
+}
+
+}  // namespace hal_nvidia

@@ -1,0 +1,40 @@
+// Planning a GEMM: from the ABI's row-major, strided tensors to one cuBLAS strided-batched call.
+// Pure logic, no CUDA calls, so every layout decision is in one place.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "torch_hal/adapter.h"
+
+namespace hal_nvidia {
+
+enum class GemmType { F16, BF16, F32, F64 };
+
+struct BlasOperand {
+  const void* data = nullptr;
+  bool transpose = false;  // cuBLAS op T rather than N
+  int64_t ld = 0;
+  int64_t batch_stride = 0;  // elements; 0 broadcasts one matrix over the batch
+};
+
+struct GemmPlan {
+  GemmType type = GemmType::F32;
+  int64_t batch = 0, m = 0, n = 0, k = 0;  // the problem as cuBLAS sees it (column-major)
+  BlasOperand first, second;              // cuBLAS's A and B
+  void* out = nullptr;
+  int64_t ld_out = 0;
+  int64_t batch_stride_out = 0;
+  double alpha = 1, beta = 0;             // beta is 0 when there is no c to add
+  const hal_tensor_t* c = nullptr;        // c to add (beta != 0), or nullptr
+  bool c_is_out = false;                  // c is the output itself: cuBLAS reads it in place
+  bool empty = false;                     // M, N or B is 0: nothing to compute
+};
+
+// Fills `plan` for HAL_OP_MATMUL or HAL_OP_GEMM. Returns SUCCESS, NOT_SUPPORTED (dtype or layout this path
+// does not take) or INVALID_ARGUMENT (inconsistent shapes), with the reason in `why`.
+hal_status_t plan_gemm(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
+                       int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars, GemmPlan* plan,
+                       std::string* why);
+
+}  // namespace hal_nvidia
