@@ -13,7 +13,10 @@ step() { local name=$1; shift; echo "== $name"; "$@" >"$out/$name.log" 2>&1 || {
 
 step build "$PYTHON" -m pip install --no-deps --no-build-isolation -e .
 step info "$PYTHON" -m torch_hal info
-step pytest "$PYTHON" -m pytest tests -q -x
+# The conformance and GPU suites run over every device (the GPU is hal:0); tests/python assumes the host
+# reference device is hal:0 (as on CI), so it runs with only that device visible.
+step pytest_devices "$PYTHON" -m pytest tests/conformance tests/gpu -q
+step pytest_host env HAL_VISIBLE_DEVICES=host:0 "$PYTHON" -m pytest tests/python -q
 if command -v compute-sanitizer >/dev/null; then
   step memcheck compute-sanitizer --tool memcheck --error-exitcode 1 --target-processes all \
     "$PYTHON" -m pytest tests/gpu -q -x -k "not large and not quickstart"
