@@ -40,7 +40,8 @@ def cuda_record(index: int) -> DeviceRecord:
         compute_capability=(p.major, p.minor), clock_rate_mhz=getattr(p, "clock_rate", 0) / 1e3,
         memory_clock_rate_mhz=getattr(p, "memory_clock_rate", 0) / 1e3,
         memory_bus_width_bits=getattr(p, "memory_bus_width", 0), supports_fp16=True,
-        supports_bf16=torch.cuda.is_bf16_supported(), supports_fp8=not torch.version.hip and (p.major, p.minor) >= (8, 9),
+        supports_bf16=torch.cuda.is_bf16_supported(),
+        supports_fp8=not torch.version.hip and (p.major, p.minor) >= (8, 9),  # NVIDIA Ada and Hopper onwards
         supports_fp64=True, host_accessible=False, peak_fp32_tflops=0.0, peak_bf16_tflops=0.0,
         memory_bandwidth_gbps=0.0, pci_bus_id="", uuid=str(getattr(p, "uuid", "")))
     vendor = HardwareVendor.AMD if torch.version.hip else HardwareVendor.NVIDIA

@@ -27,7 +27,7 @@ def test_absent_vendors_say_why():
         if va.is_available():
             continue
         assert va.discover_devices() == []
-        named = [a for a in va.adapter_libraries()]
+        named = va.adapter_libraries()
         assert (runtime in va.unavailable_reason) if not named else all(a.name in va.unavailable_reason for a in named)
 
 
