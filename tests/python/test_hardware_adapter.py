@@ -43,17 +43,24 @@ def test_the_issue_example_runs_as_written():
                                                    == discovered[0].vendor.value]
 
 
+def host_index() -> int:
+    """The first host reference device: hal:0 on a machine without accelerators, last behind GPUs."""
+    return next(i for i in range(torch.hal.device_count()) if torch.hal.get_device_properties(i).vendor == "host")
+
+
 def test_a_request_the_host_device_meets_returns_it():
     adapter = HardwareAdapter(enable_hal=True)
-    measured = torch_hal.measure("hal:0").fp32_tflops
+    host = host_index()
+    measured = torch_hal.measure(host).fp32_tflops
     dev = adapter.get_optimal_device_hal(memory_requirement_gb=1, compute_requirement_tflops=measured / 2,
                                          preferred_vendors=["host"])
-    assert dev is not None and dev.torch_device == torch.device("hal", 0)
+    assert dev is not None and dev.torch_device == torch.device("hal", host)
     assert dev.vendor is HardwareVendor.HOST and str(dev.vendor) == "host"
-    assert dev.capabilities.device_name == torch.hal.get_device_name(0)
-    assert dev.capabilities.total_memory_gb == pytest.approx(torch.hal.get_device_properties(0).total_memory / 1e9)
+    assert dev.capabilities.device_name == torch.hal.get_device_name(host)
+    assert dev.capabilities.total_memory_gb == pytest.approx(
+        torch.hal.get_device_properties(host).total_memory / 1e9)
     x = torch.ones(4, device=dev.torch_device)
-    assert x.device == torch.device("hal", 0) and x.sum().item() == 4
+    assert x.device == torch.device("hal", host) and x.sum().item() == 4
 
 
 def test_explain_gives_a_verdict_for_every_device():
@@ -68,7 +75,7 @@ def test_explain_gives_a_verdict_for_every_device():
 
 def test_unmet_memory_gives_none_and_the_reason():
     adapter = HardwareAdapter(enable_hal=True)
-    total_gb = torch.hal.get_device_properties(0).total_memory / 1e9
+    total_gb = max(torch.hal.get_device_properties(i).total_memory for i in range(torch.hal.device_count())) / 1e9
     assert adapter.get_optimal_device_hal(memory_requirement_gb=total_gb + 1) is None
     why = adapter.last_selection_reasons["hal:0"]
     assert why.startswith("lost:") and f"needs {total_gb + 1:.3g} GB free" in why
@@ -79,8 +86,8 @@ def test_unmet_memory_gives_none_and_the_reason():
 def test_unmet_compute_names_the_measured_figure():
     adapter = HardwareAdapter(enable_hal=True)
     assert adapter.get_optimal_device_hal(compute_requirement_tflops=1e6, preferred_vendors=["host"]) is None
-    why = adapter.last_selection_reasons["hal:0"]
-    measured = torch_hal.measure(0).fp32_tflops
+    why = adapter.last_selection_reasons[f"hal:{host_index()}"]
+    measured = torch_hal.measure(host_index()).fp32_tflops
     assert "needs 1e+06 TFLOP/s fp32, measured (no reported peak)" in why and f"{measured:.3g}" in why
 
 
@@ -98,7 +105,7 @@ def test_vendors_given_as_enum_members_and_strings_agree():
     adapter = HardwareAdapter(enable_hal=True)
     by_enum = adapter.get_optimal_device_hal(preferred_vendors=[HardwareVendor.HOST, HardwareVendor.NVIDIA])
     by_name = adapter.get_optimal_device_hal(preferred_vendors=["Host", "nvidia"])
-    assert by_enum == by_name and by_enum.torch_device == torch.device("hal", 0)
+    assert by_enum == by_name and by_enum.torch_device == torch.device("hal", host_index())
 
 
 @pytest.mark.parametrize("kwargs, error, words", [
