@@ -60,8 +60,13 @@ def current_device() -> int:
 
 
 def set_device(device: _DeviceLike) -> None:
-    """Makes ``device`` the current hal device of this thread. Raises IndexError for a device that does not
-    exist, naming the devices that do."""
+    """Makes ``device`` the current hal device of this thread (then ``torch.device("hal")`` means it).
+    ``"auto"`` picks the best device, as ``HardwareAdapter(enable_hal=True).get_optimal_device_hal()`` with
+    no requirements does. Raises IndexError for a device that does not exist, naming the devices that do."""
+    if isinstance(device, str) and device == "auto":
+        from torch_hal.hardware_adapter import best_device_index  # late: torch_hal imports this module first
+
+        device = best_device_index()
     _C.set_device(_device_index(device))
 
 
