@@ -2,11 +2,20 @@
 
 It lives outside the package on purpose: if torch_hal cannot load (a build for another torch, say),
 ``import torch`` still works and says why with a warning; ``import torch_hal`` then raises the error itself.
+
+With a CUDA or ROCm build of PyTorch, plain ``import torch`` does not register hal: a registered hal device
+becomes PyTorch's accelerator, and PyTorch's autograd engine then refuses backward passes over cuda tensors
+in that process (pytorch/pytorch#161129). Installing torch_hal must not break existing torch.cuda code,
+so there hal is opt-in through ``import torch_hal``.
 """
 import warnings
 
 
 def load():
+    import torch
+
+    if torch.version.cuda is not None or torch.version.hip is not None:
+        return
     try:
         import torch_hal  # noqa: F401  (the import registers the hal device)
     except Exception as error:  # noqa: BLE001  (any failure must not break `import torch`)

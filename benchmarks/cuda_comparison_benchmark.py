@@ -2,30 +2,47 @@
 
     python benchmarks/cuda_comparison_benchmark.py [--quick] [--markdown benchmarks/RESULTS.md]
 
-Each case runs the same PyTorch code on the hal device and on cuda, timed in alternating batches
-(timing.time_pair). "hal/cuda time" below 1 means hal is faster; for transfers and large kernels the
-speed ratio (cuda time / hal time) is printed too. Targets (issue 3): pageable H2D and D2H speed at least
+Each case runs the same PyTorch code on the hal device and on cuda. The cuda side runs in a child process
+that never imports torch_hal: once hal is registered it is PyTorch's accelerator, and PyTorch's autograd
+engine then refuses backward passes over cuda tensors in that process (pytorch/pytorch#161129), so the
+training steps could not run on cuda beside hal. "hal/cuda time" below 1 means hal is faster; for
+transfers and large kernels the speed ratio (cuda time / hal time) is printed too. Targets (issue 3): pageable H2D and D2H speed at least
 2.0x torch.cuda's; pinned copies, D2D, elementwise on 256 MiB and matrix products at least 0.95x; `empty`
 and per-op time at most 1.0x; MLP and transformer steps at most 1.05x.
 """
 import argparse
 import datetime
+import importlib.util
+import json
+import os
 import platform
+import subprocess
 import sys
 from pathlib import Path
 
 import torch
 
-import torch_hal
-from torch_hal.reference_models import TinyTransformer, mlp, training_step, transformer_batch
+PACKAGE_DIR = Path(__file__).resolve().parent.parent / "torch_hal"
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from timing import time_pair  # noqa: E402
+
+def load_without_package(name):
+    """A module of torch_hal loaded from its file, so that the cuda worker never registers hal."""
+    spec = importlib.util.spec_from_file_location(f"_bench_{name}", PACKAGE_DIR / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_models = load_without_package("reference_models")
+TinyTransformer, mlp = _models.TinyTransformer, _models.mlp
+training_step, transformer_batch = _models.training_step, _models.transformer_batch
+time_per_call = load_without_package("timing").time_per_call
 
 MiB = 1 << 20
 
 
 def nvidia_hal_device():
+    import torch_hal  # noqa: F401  (only the parent process registers hal)
     for i in range(torch.hal.device_count()):
         if torch.hal.get_device_properties(i).vendor.lower() == "nvidia":
             return torch.device("hal", i)
@@ -38,7 +55,7 @@ def syncer(device):
     return lambda: torch.hal.synchronize(device)
 
 
-def copy_cases(device, nbytes):
+def copy_cases(nbytes):
     """(name, bytes moved, make_fn(device) -> fn)."""
     n = nbytes // 4
 
@@ -137,21 +154,44 @@ def model_cases():
     yield "transformer block training step (AdamW)", None, transformer_step
 
 
+def all_cases(quick: bool):
+    nbytes = (32 if quick else 256) * MiB
+    return list(copy_cases(nbytes)) + list(kernel_cases(nbytes)) + list(model_cases())
+
+
+def time_cases(device, quick: bool, label: str):
+    """Seconds per call of every case on `device`, in case order."""
+    cases = all_cases(quick)
+    times = []
+    for i, (name, _, make) in enumerate(cases, 1):
+        print(f"[{label} {i}/{len(cases)}] {name}", file=sys.stderr, flush=True)
+        times.append(time_per_call(make(device), syncer(device), repeats=3 if quick else 9))
+        if device.type == "cuda":
+            torch.cuda.empty_cache()
+        else:
+            torch.hal.empty_cache()
+    return times
+
+
+def cuda_times(quick: bool):
+    """The cuda side, from a child process without torch_hal (see the module docstring)."""
+    env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0")
+    cmd = [sys.executable, __file__, "--cuda-worker"] + (["--quick"] if quick else [])
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    sys.stderr.write(out.stderr)
+    if out.returncode != 0:
+        sys.exit(f"the torch.cuda worker failed (exit {out.returncode})")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def run(quick: bool):
     hal = nvidia_hal_device()
     if hal is None or not torch.cuda.is_available():
         sys.exit("this benchmark needs an NVIDIA GPU as a hal device and torch.cuda on the same machine")
-    cuda = torch.device("cuda", 0)
-    nbytes = (32 if quick else 256) * MiB
-    repeats = 3 if quick else 9
-    rows = []
-    cases = list(copy_cases(None, nbytes)) + list(kernel_cases(nbytes)) + list(model_cases())
-    for i, (name, work, make) in enumerate(cases, 1):
-        print(f"[{i}/{len(cases)}] {name}", file=sys.stderr, flush=True)
-        t_hal, t_cuda = time_pair(make(hal), syncer(hal), make(cuda), syncer(cuda), repeats=repeats)
-        rows.append((name, work, t_hal, t_cuda))
-        torch.cuda.empty_cache()
-        torch.hal.empty_cache()
+    hal_times = time_cases(hal, quick, "hal")
+    reference = cuda_times(quick)
+    rows = [(name, work, t_hal, t_cuda)
+            for (name, work, _), t_hal, t_cuda in zip(all_cases(quick), hal_times, reference)]
     return hal, rows
 
 
@@ -175,9 +215,14 @@ def table(rows):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="32 MiB copies and fewer repeats")
-    parser.add_argument("--markdown", help="write the table with machine and date into this file's GPU section")
+    parser.add_argument("--markdown", help="also write the table, with the GPU and the date, to this file")
+    parser.add_argument("--cuda-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.cuda_worker:
+        print(json.dumps(time_cases(torch.device("cuda", 0), args.quick, "cuda")))
+        return
     hal, rows = run(args.quick)
+    import torch_hal
     props = torch.hal.get_device_properties(hal)
     header = (f"{props.name} as {hal} (torch_hal {torch_hal.__version__}) vs cuda:0, PyTorch {torch.__version__}, "
               f"Python {platform.python_version()}, {datetime.date.today().isoformat()}")

@@ -131,10 +131,27 @@ def test_info_cli():
 
 
 def test_autoload_through_torch_backends_entry_point():
+    """On a CPU build of PyTorch `import torch` registers hal; on a CUDA build it must not (it would
+    break autograd over cuda tensors, pytorch/pytorch#161129), and `import torch_hal` does."""
     from conftest import run_python
-    out = run_python("import torch; print(torch.ones(2, device='hal').device)")
+    out = run_python("import torch\n"
+                     "try:\n    print(torch.ones(2, device='hal').device)\n"
+                     "except RuntimeError:\n    print('not registered')\n"
+                     "import torch_hal\nprint(torch.ones(2, device='hal').device)")
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "hal:0"
+    cuda_build = torch.version.cuda is not None or torch.version.hip is not None
+    first = "not registered" if cuda_build else "hal:0"
+    assert out.stdout.split() == [first, "hal:0"]
+
+
+def test_cuda_autograd_untouched_by_plain_import_torch():
+    if not torch.cuda.is_available():
+        pytest.skip("needs torch.cuda")
+    from conftest import run_python
+    out = run_python("import torch\nx = torch.ones(3, device='cuda', requires_grad=True)\n"
+                     "(x * 2).sum().backward()\nprint(x.grad.sum().item())")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "6.0"
 
 
 def test_autocast_lowers_matmul_precision(hal0):
