@@ -156,4 +156,25 @@ __device__ __forceinline__ void offsets_of(int64_t i, const Shape& shape, const 
   }
 }
 
+// The same with 32-bit division, several times faster than 64-bit, for iterations of fewer than 2^31
+// elements (offsets stay 64-bit: strides of a view may still reach past 2^31). One dimension needs no
+// division at all.
+template <int N>
+__device__ __forceinline__ void offsets_of32(uint32_t i, const Shape& shape, const Operand* ops, int64_t* out) {
+#pragma unroll
+  for (int k = 0; k < N; ++k) out[k] = 0;
+  if (shape.ndim == 1) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) out[k] = static_cast<int64_t>(i) * ops[k].strides[0];
+    return;
+  }
+  for (int d = shape.ndim - 1; d >= 0; --d) {
+    const uint32_t size = static_cast<uint32_t>(shape.sizes[d]);
+    const uint32_t coord = i % size;
+    i /= size;
+#pragma unroll
+    for (int k = 0; k < N; ++k) out[k] += static_cast<int64_t>(coord) * ops[k].strides[d];
+  }
+}
+
 }  // namespace hal_nvidia

@@ -1,0 +1,146 @@
+// Vectorized elementwise kernels for the hot ops of training: one 16-byte load per tensor operand and
+// thread per step, computed in float, grid-stride. One kernel per (storage type, op) so the op's math is
+// inlined; the op list is deliberately short to keep compile time down (others take the generic path).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "kernels/elementwise_vectorized.h"
+#include "kernels/launch_config.cuh"
+
+namespace hal_nvidia::ew {
+namespace {
+
+constexpr int kThreads = 256;
+
+template <class S>
+__device__ __forceinline__ float to_float(S v) {
+  if constexpr (std::is_same_v<S, float>) return v;
+  else if constexpr (std::is_same_v<S, __half>) return __half2float(v);
+  else return __bfloat162float(v);
+}
+template <class S>
+__device__ __forceinline__ S from_float(float v) {
+  if constexpr (std::is_same_v<S, float>) return v;
+  else if constexpr (std::is_same_v<S, __half>) return __float2half_rn(v);
+  else return __float2bfloat16_rn(v);
+}
+
+template <class S>
+struct alignas(16) Pack {
+  static constexpr int kSize = 16 / sizeof(S);
+  S v[kSize];
+};
+// WHERE's condition: one bool byte per element of a pack.
+template <int N>
+struct alignas(N) BoolPack {
+  uint8_t v[N];
+};
+
+struct Inputs {
+  const void* ptr[3];
+  float value[3];
+};
+
+template <class S, int OP>
+__global__ void __launch_bounds__(kThreads) vectorized_kernel(int64_t n, S* out, Inputs in, Params<float> p) {
+  constexpr int kArity = op_info(OP).arity;
+  constexpr int V = Pack<S>::kSize;
+  const int64_t packs = n / V;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (int64_t i = first; i < packs; i += stride) {
+    float x[kArity][V];
+#pragma unroll
+    for (int k = 0; k < kArity; ++k) {
+      if (OP == HAL_OP_WHERE && k == 0) {
+        const BoolPack<V> c = static_cast<const BoolPack<V>*>(in.ptr[0])[i];
+#pragma unroll
+        for (int j = 0; j < V; ++j) x[k][j] = c.v[j] ? 1.f : 0.f;
+      } else if (in.ptr[k] != nullptr) {
+        const Pack<S> a = static_cast<const Pack<S>*>(in.ptr[k])[i];
+#pragma unroll
+        for (int j = 0; j < V; ++j) x[k][j] = to_float(a.v[j]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j) x[k][j] = in.value[k];
+      }
+    }
+    Pack<S> r;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      float v[kArity];
+#pragma unroll
+      for (int k = 0; k < kArity; ++k) v[k] = x[k][j];
+      r.v[j] = from_float<S>(apply_op<OP, float>(v, p));
+    }
+    reinterpret_cast<Pack<S>*>(out)[i] = r;
+  }
+  // The last n % V elements, one per thread.
+  const int64_t t = packs * V + first;
+  if (t < n) {
+    float v[kArity];
+#pragma unroll
+    for (int k = 0; k < kArity; ++k) {
+      if (OP == HAL_OP_WHERE && k == 0) v[k] = static_cast<const uint8_t*>(in.ptr[0])[t] ? 1.f : 0.f;
+      else if (in.ptr[k] != nullptr) v[k] = to_float(static_cast<const S*>(in.ptr[k])[t]);
+      else v[k] = in.value[k];
+    }
+    out[t] = from_float<S>(apply_op<OP, float>(v, p));
+  }
+}
+
+bool aligned(const void* p, uintptr_t bytes) { return (reinterpret_cast<uintptr_t>(p) % bytes) == 0; }
+
+template <class S, int OP>
+hal_status_t launch_typed(const VectorizedCall& c) {
+  constexpr int V = Pack<S>::kSize;
+  Inputs in{};
+  for (int k = 0; k < 3; ++k) {
+    in.ptr[k] = c.in[k];
+    in.value[k] = c.value[k];
+  }
+  const unsigned grid = grid_for((c.numel + V - 1) / V, kThreads, c.device, 16);
+  vectorized_kernel<S, OP><<<grid, kThreads, 0, c.stream>>>(c.numel, static_cast<S*>(c.out), in, c.params);
+  return check_launch("elementwise (vectorized)");
+}
+
+template <int OP>
+hal_status_t launch_op(const VectorizedCall& c) {
+  switch (c.dtype) {
+    case DType::F32: return launch_typed<float, OP>(c);
+    case DType::F16: return launch_typed<__half, OP>(c);
+    case DType::BF16: return launch_typed<__nv_bfloat16, OP>(c);
+    default: return HAL_STATUS_NOT_SUPPORTED;
+  }
+}
+
+}  // namespace
+
+// The ops with a vectorized kernel: those a training or inference step runs on its largest tensors.
+#define HAL_EW_VECTORIZED_OPS(X)                                                                             \
+  X(HAL_OP_COPY) X(HAL_OP_RELU) X(HAL_OP_NEG) X(HAL_OP_EXP) X(HAL_OP_SQRT) X(HAL_OP_RSQRT) X(HAL_OP_SIGMOID) \
+  X(HAL_OP_TANH) X(HAL_OP_SILU) X(HAL_OP_GELU) X(HAL_OP_RECIPROCAL) X(HAL_OP_SQUARE) X(HAL_OP_ABS)           \
+  X(HAL_OP_ADD) X(HAL_OP_SUB) X(HAL_OP_MUL) X(HAL_OP_DIV) X(HAL_OP_POW) X(HAL_OP_MAXIMUM) X(HAL_OP_MINIMUM)  \
+  X(HAL_OP_CLAMP_MIN) X(HAL_OP_CLAMP_MAX) X(HAL_OP_THRESHOLD_BACKWARD) X(HAL_OP_GELU_BACKWARD)               \
+  X(HAL_OP_SIGMOID_BACKWARD) X(HAL_OP_TANH_BACKWARD) X(HAL_OP_SILU_BACKWARD) X(HAL_OP_WHERE) X(HAL_OP_CLAMP)  \
+  X(HAL_OP_ADDCMUL) X(HAL_OP_ADDCDIV) X(HAL_OP_LERP)
+
+hal_status_t launch_vectorized(const VectorizedCall& c) {
+  if (c.dtype != DType::F32 && c.dtype != DType::F16 && c.dtype != DType::BF16) return HAL_STATUS_NOT_SUPPORTED;
+  if (!aligned(c.out, 16)) return HAL_STATUS_NOT_SUPPORTED;
+  const int arity = op_info(c.op).arity;
+  const uintptr_t pack_elements = 16 / static_cast<uintptr_t>(dtype_size(c.dtype));
+  for (int k = 0; k < arity; ++k) {
+    if (c.in[k] == nullptr) continue;
+    const uintptr_t need = (c.op == HAL_OP_WHERE && k == 0) ? pack_elements : 16;
+    if (!aligned(c.in[k], need)) return HAL_STATUS_NOT_SUPPORTED;
+  }
+  if (c.op == HAL_OP_WHERE && c.in[0] == nullptr) return HAL_STATUS_NOT_SUPPORTED;
+#define HAL_EW_VECTORIZED_CASE(id) \
+  case id: return launch_op<id>(c);
+  switch (c.op) { HAL_EW_VECTORIZED_OPS(HAL_EW_VECTORIZED_CASE) }
+#undef HAL_EW_VECTORIZED_CASE
+  return HAL_STATUS_NOT_SUPPORTED;
+}
+
+}  // namespace hal_nvidia::ew

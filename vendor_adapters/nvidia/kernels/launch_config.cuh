@@ -1,0 +1,35 @@
+// Grid sizes for grid-stride kernels, from the device's SM count (queried once per device).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+
+namespace hal_nvidia {
+
+// Number of SMs of `device` (cached: the attribute query is not free on every launch).
+inline int sm_count(int32_t device) {
+  static std::atomic<int> cache[64] = {};
+  if (device < 0 || device >= 64) return 132;
+  int n = cache[device].load(std::memory_order_relaxed);
+  if (n == 0) {
+    if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || n <= 0) {
+      (void)cudaGetLastError();  // a failed query leaves no sticky error behind
+      n = 132;
+    }
+    cache[device].store(n, std::memory_order_relaxed);
+  }
+  return n;
+}
+
+// Blocks for `work` items of `per_block` each: enough to fill the GPU several times over, no more (the
+// kernels loop over the rest), and at least one.
+inline unsigned grid_for(int64_t work, int per_block, int32_t device, int blocks_per_sm = 32) {
+  const int64_t needed = (work + per_block - 1) / per_block;
+  const int64_t cap = static_cast<int64_t>(sm_count(device)) * blocks_per_sm;
+  return static_cast<unsigned>(std::max<int64_t>(1, std::min(needed, cap)));
+}
+
+}  // namespace hal_nvidia
