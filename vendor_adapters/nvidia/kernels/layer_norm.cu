@@ -1,0 +1,277 @@
+// LAYER_NORM and LAYER_NORM_BACKWARD over x [M, N] (contiguous), normalizing each row.
+//
+// Forward: a block per row computes the mean, then the biased variance around it (two passes over the row,
+// which stays in L1/L2: more accurate than one-pass sums of squares), and writes y, mean and rstd.
+// Backward: a block per row for dx; dweight and dbias (sums over the M rows) use a two-stage column
+// reduction: fixed row chunks summed into a float scratch buffer, then the chunks summed in order, so
+// results do not depend on scheduling (no floating-point atomics).
+//
+// x, dy and y share one storage type (f32, f16, bf16, f64); weight, bias, dweight, dbias may be any
+// floating type (read and written through load_as/store_from); mean and rstd are float32, or float64 for
+// f64 x. Accumulation is float32 (float64 for f64).
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/family_support.cuh"
+
+namespace hal_nvidia {
+namespace {
+
+__device__ __forceinline__ float rsqrt_acc(float v) { return rsqrtf(v); }
+__device__ __forceinline__ double rsqrt_acc(double v) { return rsqrt(v); }
+
+// A [N] vector operand that may be absent (then its value is `absent_value`).
+struct Vec {
+  const char* base = nullptr;
+  DType dtype = DType::Unsupported;
+  int64_t stride = 0;
+  int32_t elem_size = 0;
+};
+Vec vec_of(const hal_tensor_t& t) {
+  Vec v;
+  if (is_absent(t)) return v;
+  v.base = element0(t);
+  v.dtype = dtype_of(t.dtype);
+  v.elem_size = dtype_size(v.dtype);
+  v.stride = t.ndim >= 1 ? t.strides[t.ndim - 1] : 0;
+  return v;
+}
+template <class Acc>
+__device__ __forceinline__ Acc vec_at(const Vec& v, int64_t j, Acc absent_value) {
+  return v.base ? load_as<Acc>(v.base + j * v.stride * v.elem_size, v.dtype) : absent_value;
+}
+
+template <class T, class Acc>
+__global__ void layer_norm_forward(const T* x, Vec weight, Vec bias, T* y, Acc* mean_out, Acc* rstd_out, int64_t M,
+                                   int64_t N, Acc eps) {
+  __shared__ Acc shared[32];
+  for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
+    const T* xr = x + row * N;
+    Acc s = 0;
+    for (int64_t j = threadIdx.x; j < N; j += blockDim.x) s += to_acc<Acc>(xr[j]);
+    const Acc mean = block_reduce<Acc, false>(s, shared) / static_cast<Acc>(N);
+    Acc q = 0;
+    for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
+      const Acc d = to_acc<Acc>(xr[j]) - mean;
+      q += d * d;
+    }
+    const Acc var = block_reduce<Acc, false>(q, shared) / static_cast<Acc>(N);
+    const Acc rstd = rsqrt_acc(var + eps);
+    T* yr = y + row * N;
+    for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
+      const Acc v = (to_acc<Acc>(xr[j]) - mean) * rstd;
+      yr[j] = from_acc<T>(v * vec_at<Acc>(weight, j, Acc(1)) + vec_at<Acc>(bias, j, Acc(0)));
+    }
+    if (threadIdx.x == 0) {
+      if (mean_out) mean_out[row] = mean;
+      if (rstd_out) rstd_out[row] = rstd;
+    }
+  }
+}
+
+// dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * weight, xhat = (x - mean) * rstd.
+template <class T, class Acc>
+__global__ void layer_norm_backward_dx(const T* dy, const T* x, const Acc* mean, const Acc* rstd, Vec weight,
+                                       Operand dx, int64_t M, int64_t N) {
+  __shared__ Acc shared[32];
+  for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
+    const T* dyr = dy + row * N;
+    const T* xr = x + row * N;
+    const Acc mu = mean[row], rs = rstd[row];
+    Acc sg = 0, sgx = 0;
+    for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
+      const Acc g = to_acc<Acc>(dyr[j]) * vec_at<Acc>(weight, j, Acc(1));
+      sg += g;
+      sgx += g * (to_acc<Acc>(xr[j]) - mu) * rs;
+    }
+    const Acc mean_g = block_reduce<Acc, false>(sg, shared) / static_cast<Acc>(N);
+    const Acc mean_gx = block_reduce<Acc, false>(sgx, shared) / static_cast<Acc>(N);
+    for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
+      const Acc g = to_acc<Acc>(dyr[j]) * vec_at<Acc>(weight, j, Acc(1));
+      const Acc xhat = (to_acc<Acc>(xr[j]) - mu) * rs;
+      const int64_t offset = row * dx.strides[0] + j * dx.strides[1];
+      store_from<Acc>(dx.base + offset * dx.elem_size, dx.dtype, rs * (g - mean_g - xhat * mean_gx));
+    }
+  }
+}
+
+// Stage 1 of dweight/dbias: block (32, 8) sums columns [32 * blockIdx.x, +32) over the rows of chunk
+// blockIdx.y into partial[chunk][column] (two buffers: dweight's and dbias's).
+constexpr int kColumnTile = 32, kRowLanes = 8;
+template <class T, class Acc>
+__global__ void layer_norm_backward_partials(const T* dy, const T* x, const Acc* mean, const Acc* rstd,
+                                             Acc* partial_w, Acc* partial_b, int64_t M, int64_t N,
+                                             int64_t rows_per_chunk) {
+  __shared__ Acc tile_w[kRowLanes][kColumnTile + 1];
+  __shared__ Acc tile_b[kRowLanes][kColumnTile + 1];
+  const int64_t col = static_cast<int64_t>(blockIdx.x) * kColumnTile + threadIdx.x;
+  const int64_t chunk = blockIdx.y;
+  const int64_t row_begin = chunk * rows_per_chunk;
+  const int64_t row_end = row_begin + rows_per_chunk < M ? row_begin + rows_per_chunk : M;
+  Acc sw = 0, sb = 0;
+  if (col < N) {
+    for (int64_t row = row_begin + threadIdx.y; row < row_end; row += kRowLanes) {
+      const Acc g = to_acc<Acc>(dy[row * N + col]);
+      sb += g;
+      if (partial_w) sw += g * (to_acc<Acc>(x[row * N + col]) - mean[row]) * rstd[row];
+    }
+  }
+  tile_w[threadIdx.y][threadIdx.x] = sw;
+  tile_b[threadIdx.y][threadIdx.x] = sb;
+  __syncthreads();
+  if (threadIdx.y == 0 && col < N) {
+    Acc tw = 0, tb = 0;
+    for (int k = 0; k < kRowLanes; ++k) {  // fixed order: deterministic
+      tw += tile_w[k][threadIdx.x];
+      tb += tile_b[k][threadIdx.x];
+    }
+    if (partial_w) partial_w[chunk * N + col] = tw;
+    if (partial_b) partial_b[chunk * N + col] = tb;
+  }
+}
+
+// Stage 2: column j sums its chunks in order and stores in the output's dtype.
+template <class Acc>
+__global__ void layer_norm_backward_columns(const Acc* partial_w, const Acc* partial_b, Vec dweight_vec,
+                                           Vec dbias_vec, int64_t chunks, int64_t N) {
+  for (int64_t j = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; j < N;
+       j += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    if (partial_w && dweight_vec.base) {
+      Acc s = 0;
+      for (int64_t c = 0; c < chunks; ++c) s += partial_w[c * N + j];
+      store_from<Acc>(const_cast<char*>(dweight_vec.base) + j * dweight_vec.stride * dweight_vec.elem_size,
+                      dweight_vec.dtype, s);
+    }
+    if (partial_b && dbias_vec.base) {
+      Acc s = 0;
+      for (int64_t c = 0; c < chunks; ++c) s += partial_b[c * N + j];
+      store_from<Acc>(const_cast<char*>(dbias_vec.base) + j * dbias_vec.stride * dbias_vec.elem_size,
+                      dbias_vec.dtype, s);
+    }
+  }
+}
+
+int threads_for_row(int64_t N) {
+  int64_t t = ((N + 31) / 32) * 32;
+  if (t > 512) t = 512;
+  if (t < 32) t = 32;
+  return static_cast<int>(t);
+}
+
+bool is_vector(const hal_tensor_t& t, int64_t N) {
+  if (is_absent(t)) return true;
+  if (t.data == nullptr || t.ndim != 1 || t.shape[0] != N || !is_floating(dtype_of(t.dtype))) return false;
+  return true;
+}
+
+bool is_rows(const hal_tensor_t& t, int64_t M, int64_t N) {
+  return t.data != nullptr && t.ndim == 2 && t.shape[0] == M && t.shape[1] == N && is_contiguous(t);
+}
+
+bool is_stats(const hal_tensor_t& t, int64_t M, DType acc) {
+  return t.data != nullptr && t.ndim == 1 && t.shape[0] == M && (t.strides[0] == 1 || M == 1) &&
+         dtype_of(t.dtype) == acc;
+}
+
+template <class T>
+hal_status_t forward(const OpCall& call, int64_t M, int64_t N) {
+  using Acc = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
+  const hal_tensor_t* out = call.outputs;
+  const DType acc = std::is_same<Acc, double>::value ? DType::F64 : DType::F32;
+  for (int k = 1; k < 3; ++k) {
+    if (k < call.num_outputs && !is_absent(out[k]) && !is_stats(out[k], M, acc)) {
+      return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm: mean/rstd must be [M] of the accumulation type");
+    }
+  }
+  Acc* mean = call.num_outputs > 1 && !is_absent(out[1]) ? reinterpret_cast<Acc*>(element0(out[1])) : nullptr;
+  Acc* rstd = call.num_outputs > 2 && !is_absent(out[2]) ? reinterpret_cast<Acc*>(element0(out[2])) : nullptr;
+  const Acc eps = static_cast<Acc>(scalar_as_double(op_scalar(call, 0)));
+  layer_norm_forward<T, Acc><<<grid_for(M, 1), threads_for_row(N), 0, call.stream>>>(
+      reinterpret_cast<const T*>(element0(call.inputs[0])), vec_of(call.inputs[1]), vec_of(call.inputs[2]),
+      reinterpret_cast<T*>(element0(out[0])), mean, rstd, M, N, eps);
+  return check_launch("layer_norm_forward");
+}
+
+template <class T>
+hal_status_t backward(const OpCall& call, int64_t M, int64_t N) {
+  using Acc = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
+  const DType acc = std::is_same<Acc, double>::value ? DType::F64 : DType::F32;
+  const hal_tensor_t& dx = call.outputs[0];
+  const hal_tensor_t& dw = call.outputs[1];
+  const hal_tensor_t& db = call.outputs[2];
+  if (!is_stats(call.inputs[2], M, acc) || !is_stats(call.inputs[3], M, acc)) {
+    return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm backward: mean/rstd must be [M] of the accumulation type");
+  }
+  if (!is_absent(dx) && (dx.data == nullptr || dx.ndim != 2 || dx.shape[0] != M || dx.shape[1] != N)) {
+    return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm backward: dx must be [M, N]");
+  }
+  if (!is_vector(dw, N) || !is_vector(db, N)) {
+    return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm backward: dweight/dbias must be [N] floating");
+  }
+  const T* dy = reinterpret_cast<const T*>(element0(call.inputs[0]));
+  const T* x = reinterpret_cast<const T*>(element0(call.inputs[1]));
+  const Acc* mean = reinterpret_cast<const Acc*>(element0(call.inputs[2]));
+  const Acc* rstd = reinterpret_cast<const Acc*>(element0(call.inputs[3]));
+  if (!is_absent(dx)) {
+    layer_norm_backward_dx<T, Acc><<<grid_for(M, 1), threads_for_row(N), 0, call.stream>>>(
+        dy, x, mean, rstd, vec_of(call.inputs[4]), operand_of(dx), M, N);
+    if (hal_status_t s = check_launch("layer_norm_backward_dx"); s != HAL_STATUS_SUCCESS) return s;
+  }
+  const bool want_w = !is_absent(dw), want_b = !is_absent(db);
+  if (!want_w && !want_b) return HAL_STATUS_SUCCESS;
+  // Chunks of rows: at most 1024 chunks, at least 64 rows each (a multiple of the 8 row lanes).
+  int64_t rows_per_chunk = (M + 1023) / 1024;
+  if (rows_per_chunk < 64) rows_per_chunk = 64;
+  rows_per_chunk = (rows_per_chunk + kRowLanes - 1) / kRowLanes * kRowLanes;
+  const int64_t chunks = (M + rows_per_chunk - 1) / rows_per_chunk;
+  const int64_t column_tiles = (N + kColumnTile - 1) / kColumnTile;
+  if (column_tiles > 0x7fffffffLL) return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm backward: N too large");
+  StreamScratch scratch(call.stream, static_cast<size_t>(chunks * N) * sizeof(Acc) * ((want_w ? 1 : 0) + (want_b ? 1 : 0)));
+  if (!scratch.ok()) return fail(HAL_STATUS_OUT_OF_DEVICE_MEMORY, "layer_norm backward: no scratch memory");
+  Acc* partial_w = want_w ? scratch.as<Acc>() : nullptr;
+  Acc* partial_b = want_b ? scratch.as<Acc>() + (want_w ? chunks * N : 0) : nullptr;
+  const dim3 grid(static_cast<unsigned>(column_tiles), static_cast<unsigned>(chunks));
+  layer_norm_backward_partials<T, Acc><<<grid, dim3(kColumnTile, kRowLanes), 0, call.stream>>>(
+      dy, x, mean, rstd, partial_w, partial_b, M, N, rows_per_chunk);
+  if (hal_status_t s = check_launch("layer_norm_backward_partials"); s != HAL_STATUS_SUCCESS) return s;
+  layer_norm_backward_columns<Acc><<<grid_for(N, 256), 256, 0, call.stream>>>(partial_w, partial_b, vec_of(dw),
+                                                                              vec_of(db), chunks, N);
+  return check_launch("layer_norm_backward_columns");
+}
+
+}  // namespace
+
+hal_status_t launch_layer_norm(const OpCall& call) {
+  const bool is_backward = call.op == HAL_OP_LAYER_NORM_BACKWARD;
+  if (call.op != HAL_OP_LAYER_NORM && !is_backward) return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm: unknown op");
+  if (is_backward ? (call.num_inputs != 5 || call.num_outputs != 3)
+                  : (call.num_inputs != 3 || call.num_outputs != 3 || !has_scalars(call, 1))) {
+    return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm: unexpected operands");
+  }
+  const hal_tensor_t& x = call.inputs[is_backward ? 1 : 0];
+  if (x.ndim != 2) return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm: x must be [M, N]");
+  const int64_t M = x.shape[0], N = x.shape[1];
+  if (M == 0) return HAL_STATUS_SUCCESS;
+  if (N == 0) return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm: empty rows");
+  const DType t = dtype_of(x.dtype);
+  if (!is_rows(x, M, N)) return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm: x must be contiguous");
+  if (is_backward) {
+    if (!is_rows(call.inputs[0], M, N) || dtype_of(call.inputs[0].dtype) != t || !is_vector(call.inputs[4], N)) {
+      return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm backward: dy must match x; weight must be [N]");
+    }
+  } else {
+    if (!is_rows(call.outputs[0], M, N) || dtype_of(call.outputs[0].dtype) != t || !is_vector(call.inputs[1], N) ||
+        !is_vector(call.inputs[2], N)) {
+      return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm: y must match x; weight and bias must be [N]");
+    }
+  }
+  switch (t) {
+    case DType::F32: return is_backward ? backward<float>(call, M, N) : forward<float>(call, M, N);
+    case DType::F16: return is_backward ? backward<__half>(call, M, N) : forward<__half>(call, M, N);
+    case DType::BF16: return is_backward ? backward<__nv_bfloat16>(call, M, N) : forward<__nv_bfloat16>(call, M, N);
+    case DType::F64: return is_backward ? backward<double>(call, M, N) : forward<double>(call, M, N);
+    default: return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm: unsupported dtype");
+  }
+}
+
+}  // namespace hal_nvidia

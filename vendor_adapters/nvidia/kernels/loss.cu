@@ -1,0 +1,218 @@
+// NLL_LOSS and NLL_LOSS_BACKWARD: logp [N, C] or [C] (any strides), target [N] or [] (int64, int32 or
+// uint8), optional class weights [C].
+//
+// The forward with reduction sum/mean is one block: the per-sample terms are summed in a fixed order
+// (deterministic, as ATen's CUDA kernel), and the block also writes total_weight. With reduction none
+// each sample writes its own loss (total_weight is 0, as in ATen).
+//
+// A target outside [0, C) that is not ignore_index has no valid element to read. PyTorch raises there
+// (a device-side assert on CUDA); a kernel here cannot raise without synchronizing, so the sample's loss
+// becomes NaN (visible in the result, for every reduction) and its gradient row stays zero. Nothing is
+// ever read or written out of bounds.
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/family_support.cuh"
+
+namespace hal_nvidia {
+namespace {
+
+enum Reduction : int64_t { kNone = 0, kMean = 1, kSum = 2 };
+
+struct Problem {
+  Operand logp, target, weight, out;  // weight.base == nullptr when absent
+  int64_t N = 0, C = 0;
+  int64_t logp_row_stride = 0, logp_class_stride = 0, target_stride = 0, weight_stride = 0;
+  int64_t ignore_index = -100;
+};
+
+template <class Acc>
+__device__ __forceinline__ Acc class_weight(const Problem& p, int64_t c) {
+  return p.weight.base ? load_as<Acc>(p.weight.base + c * p.weight_stride * p.weight.elem_size, p.weight.dtype)
+                       : Acc(1);
+}
+
+// The term of sample i: -w[t] * logp[i, t] with its weight w[t]; (0, 0) when ignored; NaN for a bad target.
+template <class Acc>
+__device__ __forceinline__ void sample_term(const Problem& p, int64_t i, Acc& loss, Acc& weight) {
+  const int64_t t = load_as<int64_t>(p.target.base + i * p.target_stride * p.target.elem_size, p.target.dtype);
+  if (t == p.ignore_index) {
+    loss = 0;
+    weight = 0;
+    return;
+  }
+  if (t < 0 || t >= p.C) {
+    loss = Acc(NAN);
+    weight = 0;
+    return;
+  }
+  weight = class_weight<Acc>(p, t);
+  const int64_t offset = i * p.logp_row_stride + t * p.logp_class_stride;
+  loss = -weight * load_as<Acc>(p.logp.base + offset * p.logp.elem_size, p.logp.dtype);
+}
+
+template <class Acc>
+__global__ void nll_loss_none(Problem p, int64_t out_stride) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < p.N;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    Acc loss, weight;
+    sample_term<Acc>(p, i, loss, weight);
+    store_from<Acc>(p.out.base + i * out_stride * p.out.elem_size, p.out.dtype, loss);
+  }
+}
+
+// One block: loss = sum (or weighted mean) of the terms; total_weight = sum of the weights.
+template <class Acc>
+__global__ void nll_loss_reduce(Problem p, Operand total_weight, bool mean) {
+  __shared__ Acc shared[32];
+  Acc loss_sum = 0, weight_sum = 0;
+  for (int64_t i = threadIdx.x; i < p.N; i += blockDim.x) {
+    Acc loss, weight;
+    sample_term<Acc>(p, i, loss, weight);
+    loss_sum += loss;
+    weight_sum += weight;
+  }
+  loss_sum = block_reduce<Acc, false>(loss_sum, shared);
+  weight_sum = block_reduce<Acc, false>(weight_sum, shared);
+  if (threadIdx.x == 0) {
+    // mean over no weight is 0/0 = NaN, as in PyTorch.
+    store_from<Acc>(p.out.base, p.out.dtype, mean ? loss_sum / weight_sum : loss_sum);
+    if (total_weight.base) store_from<Acc>(total_weight.base, total_weight.dtype, weight_sum);
+  }
+}
+
+__global__ void store_zero(Operand t) {
+  if (t.base) store_from<double>(t.base, t.dtype, 0.0);
+}
+
+// grad_logp written in full: a thread per element, -w[t] * g at (i, t[i]), zero elsewhere.
+template <class Acc>
+__global__ void nll_loss_backward_kernel(Problem p, Operand grad_loss, int64_t grad_stride, Operand total_weight,
+                                         int64_t reduction, int64_t grad_row_stride, int64_t grad_class_stride) {
+  const int64_t n = p.N * p.C;
+  Acc scale = 0;
+  if (reduction != kNone) {
+    scale = load_as<Acc>(grad_loss.base, grad_loss.dtype);
+    if (reduction == kMean) scale /= load_as<Acc>(total_weight.base, total_weight.dtype);
+  }
+  for (int64_t e = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; e < n;
+       e += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t i = e / p.C, c = e - i * p.C;
+    const int64_t t = load_as<int64_t>(p.target.base + i * p.target_stride * p.target.elem_size, p.target.dtype);
+    Acc g = 0;
+    if (c == t && t != p.ignore_index) {
+      const Acc upstream =
+          reduction == kNone ? load_as<Acc>(grad_loss.base + i * grad_stride * grad_loss.elem_size, grad_loss.dtype)
+                             : scale;
+      g = -class_weight<Acc>(p, t) * upstream;
+    }
+    store_from<Acc>(p.out.base + (i * grad_row_stride + c * grad_class_stride) * p.out.elem_size, p.out.dtype, g);
+  }
+}
+
+// Fills the shared part of Problem from logp (inputs[logp_at]), target and weight; false when unsupported.
+bool describe(const OpCall& call, int logp_at, Problem& p, const char** why) {
+  const hal_tensor_t& logp = call.inputs[logp_at];
+  const hal_tensor_t& target = call.inputs[logp_at + 1];
+  const hal_tensor_t& weight = call.inputs[logp_at + 2];
+  if (logp.ndim != 1 && logp.ndim != 2) return *why = "nll_loss: logp must be [N, C] or [C]", false;
+  if (!is_floating(dtype_of(logp.dtype))) return *why = "nll_loss: logp must be floating", false;
+  const DType td = dtype_of(target.dtype);
+  if (td != DType::I64 && td != DType::I32 && td != DType::U8) return *why = "nll_loss: unsupported target dtype", false;
+  p.N = logp.ndim == 2 ? logp.shape[0] : 1;
+  p.C = logp.shape[logp.ndim - 1];
+  if (target.ndim != logp.ndim - 1 || (logp.ndim == 2 && target.shape[0] != p.N)) {
+    return *why = "nll_loss: target must be [N] (or [] for 1-D logp)", false;
+  }
+  if (!is_absent(weight) && (weight.ndim != 1 || weight.shape[0] != p.C || !is_floating(dtype_of(weight.dtype)))) {
+    return *why = "nll_loss: weight must be [C] floating", false;
+  }
+  p.logp = operand_of(logp);
+  p.target = operand_of(target);
+  p.logp_row_stride = logp.ndim == 2 ? logp.strides[0] : 0;
+  p.logp_class_stride = logp.strides[logp.ndim - 1];
+  p.target_stride = target.ndim == 1 ? target.strides[0] : 0;
+  if (!is_absent(weight)) {
+    p.weight = operand_of(weight);
+    p.weight_stride = weight.strides[0];
+  }
+  return true;
+}
+
+template <class Acc>
+hal_status_t forward(const OpCall& call, Problem& p, int64_t reduction) {
+  const hal_tensor_t& loss = call.outputs[0];
+  Operand total_weight = call.num_outputs > 1 && !is_absent(call.outputs[1]) ? operand_of(call.outputs[1]) : Operand();
+  p.out = operand_of(loss);
+  if (reduction == kNone) {
+    if (p.N > 0) {
+      const int64_t out_stride = loss.ndim == 1 ? loss.strides[0] : 0;
+      nll_loss_none<Acc><<<grid_for(p.N, 256), 256, 0, call.stream>>>(p, out_stride);
+      if (hal_status_t s = check_launch("nll_loss_none"); s != HAL_STATUS_SUCCESS) return s;
+    }
+    store_zero<<<1, 1, 0, call.stream>>>(total_weight);
+    return check_launch("nll_loss total_weight");
+  }
+  nll_loss_reduce<Acc><<<1, 1024, 0, call.stream>>>(p, total_weight, reduction == kMean);
+  return check_launch("nll_loss_reduce");
+}
+
+template <class Acc>
+hal_status_t backward(const OpCall& call, Problem& p, int64_t reduction) {
+  const hal_tensor_t& grad_loss = call.inputs[0];
+  const hal_tensor_t& total_weight = call.inputs[4];
+  const hal_tensor_t& grad = call.outputs[0];
+  if (p.N * p.C == 0) return HAL_STATUS_SUCCESS;
+  if (reduction == kMean && (total_weight.data == nullptr || numel(total_weight) != 1)) {
+    return fail(HAL_STATUS_NOT_SUPPORTED, "nll_loss backward: total_weight must be one element");
+  }
+  const int64_t grad_stride = reduction == kNone && grad_loss.ndim == 1 ? grad_loss.strides[0] : 0;
+  p.out = operand_of(grad);
+  const int64_t row_stride = grad.ndim == 2 ? grad.strides[0] : 0;
+  const int64_t class_stride = grad.strides[grad.ndim - 1];
+  nll_loss_backward_kernel<Acc><<<grid_for(p.N * p.C, 256), 256, 0, call.stream>>>(
+      p, operand_of(grad_loss), grad_stride, reduction == kMean ? operand_of(total_weight) : Operand(), reduction,
+      row_stride, class_stride);
+  return check_launch("nll_loss_backward");
+}
+
+}  // namespace
+
+hal_status_t launch_loss(const OpCall& call) {
+  const bool is_backward = call.op == HAL_OP_NLL_LOSS_BACKWARD;
+  if (call.op != HAL_OP_NLL_LOSS && !is_backward) return fail(HAL_STATUS_NOT_SUPPORTED, "loss: unknown op");
+  if ((is_backward ? (call.num_inputs != 5 || call.num_outputs != 1) : (call.num_inputs != 3 || call.num_outputs < 1)) ||
+      !has_scalars(call, 2)) {
+    return fail(HAL_STATUS_NOT_SUPPORTED, "nll_loss: unexpected operands");
+  }
+  const int64_t reduction = scalar_as_int(op_scalar(call, 0));
+  if (reduction != kNone && reduction != kMean && reduction != kSum) {
+    return fail(HAL_STATUS_NOT_SUPPORTED, "nll_loss: unknown reduction");
+  }
+  Problem p;
+  p.ignore_index = scalar_as_int(op_scalar(call, 1));
+  const char* why = nullptr;
+  if (!describe(call, is_backward ? 1 : 0, p, &why)) return fail(HAL_STATUS_NOT_SUPPORTED, why);
+
+  const hal_tensor_t& out = call.outputs[0];
+  const DType out_dtype = dtype_of(out.dtype);
+  if (!is_floating(out_dtype)) return fail(HAL_STATUS_NOT_SUPPORTED, "nll_loss: output must be floating");
+  if (is_backward) {
+    const hal_tensor_t& grad_loss = call.inputs[0];
+    const int64_t expected = reduction == kNone ? p.N : 1;
+    if (out.ndim != call.inputs[1].ndim || numel(out) != p.N * p.C || grad_loss.ndim < 0 ||
+        numel(grad_loss) != expected || (p.N > 0 && grad_loss.data == nullptr)) {
+      return fail(HAL_STATUS_NOT_SUPPORTED, "nll_loss backward: unexpected shapes");
+    }
+  } else {
+    const int64_t expected = reduction == kNone ? p.N : 1;
+    if (out.ndim > 1 || numel(out) != expected || (expected > 0 && out.data == nullptr)) {
+      return fail(HAL_STATUS_NOT_SUPPORTED, "nll_loss: unexpected loss shape");
+    }
+  }
+  const bool f64 = dtype_of(call.inputs[is_backward ? 1 : 0].dtype) == DType::F64 || out_dtype == DType::F64;
+  if (is_backward) return f64 ? backward<double>(call, p, reduction) : backward<float>(call, p, reduction);
+  return f64 ? forward<double>(call, p, reduction) : forward<float>(call, p, reduction);
+}
+
+}  // namespace hal_nvidia
