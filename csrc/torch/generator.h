@@ -6,6 +6,10 @@
 #include <ATen/core/Generator.h>
 #include <c10/core/Device.h>
 
+#include <cstdint>
+#include <optional>
+#include <utility>
+
 namespace torch_hal {
 
 const at::Generator& default_generator(c10::DeviceIndex index);
@@ -14,5 +18,13 @@ at::Generator make_generator(c10::DeviceIndex index);
 // The CPU generator that ATen's CPU kernels should use in place of `hal_generator` (a hal generator or
 // an undefined one, meaning the default generator of hal:device).
 at::Generator cpu_generator_for(const std::optional<at::Generator>& hal_generator, c10::DeviceIndex device);
+
+// For native random kernels (counter-based, adapter.h): the (seed, offset) a launch of `increment`
+// elements draws from, taken from `hal_generator` (or hal:device's default generator) while its offset is
+// advanced by `increment` under the generator's lock, so concurrent launches never share counters.
+// nullopt when the generator is not a hal generator (a CPU generator passed explicitly): the op then
+// takes its CPU path, which uses that generator as it is.
+std::optional<std::pair<uint64_t, uint64_t>> philox_seed_and_advance(const std::optional<at::Generator>& hal_generator,
+                                                                     c10::DeviceIndex device, uint64_t increment);
 
 }  // namespace torch_hal

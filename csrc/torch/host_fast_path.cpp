@@ -17,8 +17,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_HOST_KERNEL(sum, "sum");
   HAL_HOST_KERNEL(sum_dim_IntList, "sum.dim_IntList");
   HAL_HOST_KERNEL(mean_dim, "mean.dim");
-  HAL_HOST_KERNEL(_log_softmax, "_log_softmax");
-  HAL_HOST_KERNEL(_log_softmax_backward_data, "_log_softmax_backward_data");
   HAL_HOST_KERNEL(gelu, "gelu");
   HAL_HOST_KERNEL(gelu_backward, "gelu_backward");
   HAL_HOST_KERNEL(tanh, "tanh");

@@ -71,7 +71,7 @@ struct HostKernel<Op, Ret(Args...)> {
   // The same, once the caller has checked the arguments' devices and found `device`.
   static Ret call_on(c10::DeviceIndex device, Args... args) {
     if (!is_host_accessible(device)) {
-      return at::native::call_fallback_fn<&host_path::run_on_cpu_kernel_boxed, Op>::call(args...);
+      return at::native::call_fallback_fn_symint<&host_path::run_on_cpu_kernel_boxed, Op>::call(args...);
     }
     wait_for_current_stream(device);
     StorageLinks links;

@@ -53,6 +53,14 @@ constexpr bool only_plain_tensors =
                                                           std::is_same_v<std::decay_t<Args>, c10::List<std::optional<at::Tensor>>>)) &&
      ...);
 
+// HostKernel's unboxed path returns one Tensor (by value or the Tensor& written) and passes other
+// arguments through unchanged; ops returning tuples, and random ops (whose hal generator the boxed
+// fallback swaps for its CPU generator), take the boxed fallback.
+template <class Ret, class... Args>
+constexpr bool host_kernel_can_run =
+    (std::is_same_v<Ret, at::Tensor> || std::is_same_v<Ret, at::Tensor&>) &&
+    !(std::is_same_v<std::decay_t<Args>, std::optional<at::Generator>> || ...) && only_plain_tensors<Args...>;
+
 }  // namespace detail
 
 template <class Op, auto Native, class Schema = typename Op::schema>
@@ -75,10 +83,10 @@ struct NativeFirst<Op, Native, Ret(Args...)> {
         if (auto result = Native(args...)) return std::move(*result);
       }
     }
-    if constexpr (detail::only_plain_tensors<Args...>) {
+    if constexpr (detail::host_kernel_can_run<Ret, Args...>) {
       return HostKernel<Op>::call_on(device, args...);
     } else {
-      return at::native::call_fallback_fn<&host_path::run_on_cpu_kernel_boxed, Op>::call(args...);
+      return at::native::call_fallback_fn_symint<&host_path::run_on_cpu_kernel_boxed, Op>::call(args...);
     }
   }
 };

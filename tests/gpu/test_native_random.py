@@ -1,0 +1,134 @@
+"""Native NVIDIA random kernels (Philox4x32-10): reproducibility under manual_seed and the rng state,
+distribution statistics, bernoulli, randint (random_) and randperm, in strict mode."""
+import math
+
+import pytest
+import torch
+
+from native_nn_helpers import FLOAT_DTYPES, native, nvidia_device  # noqa: F401  (fixtures)
+
+N = 1 << 20
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_uniform_statistics_and_bounds(nvidia_device, native, dtype):
+    with native():
+        x = torch.empty(N, device=nvidia_device, dtype=dtype).uniform_(-2, 3)
+    x = x.cpu().double()
+    assert x.min() >= -2 and x.max() < 3
+    assert abs(x.mean().item() - 0.5) < 0.02
+    assert abs(x.std().item() - 5 / math.sqrt(12)) < 0.02
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_normal_statistics(nvidia_device, native, dtype):
+    with native():
+        x = torch.randn(N, device=nvidia_device, dtype=dtype) * 1  # randn = empty + normal_
+        y = torch.empty(N, device=nvidia_device, dtype=dtype).normal_(3, 0.5)
+    x, y = x.cpu().double(), y.cpu().double()
+    assert abs(x.mean().item()) < 0.01 and abs(x.std().item() - 1) < 0.02
+    assert abs(y.mean().item() - 3) < 0.02 and abs(y.std().item() - 0.5) < 0.01
+    assert torch.isfinite(x).all()
+
+
+def test_same_seed_same_numbers(nvidia_device, native):
+    def draw():
+        return [torch.rand(1000, device=nvidia_device), torch.randn(3, 7, device=nvidia_device),
+                torch.randperm(500, device=nvidia_device), torch.randint(0, 10, (100,), device=nvidia_device),
+                torch.bernoulli(torch.full((100,), 0.5, device=nvidia_device))]
+
+    with native():
+        torch.manual_seed(42)
+        first = draw()
+        torch.manual_seed(42)
+        second = draw()
+        torch.manual_seed(43)
+        third = draw()
+    for a, b in zip(first, second):
+        assert torch.equal(a.cpu(), b.cpu())
+    assert not torch.equal(first[0].cpu(), third[0].cpu())
+    assert not torch.equal(first[1].cpu(), third[1].cpu())
+
+
+def test_consecutive_draws_differ_and_state_round_trips(nvidia_device, native):
+    with native():
+        torch.hal.manual_seed(7)
+        a = torch.rand(100, device=nvidia_device)
+        b = torch.rand(100, device=nvidia_device)
+        state = torch.hal.get_rng_state(nvidia_device)
+        c = torch.rand(100, device=nvidia_device)
+        torch.hal.set_rng_state(state, nvidia_device)
+        d = torch.rand(100, device=nvidia_device)
+    assert not torch.equal(a.cpu(), b.cpu())
+    assert torch.equal(c.cpu(), d.cpu())
+
+
+def test_explicit_generator(nvidia_device, native):
+    with native():
+        g = torch.Generator(device=nvidia_device).manual_seed(5)
+        a = torch.randn(64, device=nvidia_device, generator=g)
+        g.manual_seed(5)
+        b = torch.randn(64, device=nvidia_device, generator=g)
+    assert torch.equal(a.cpu(), b.cpu())
+
+
+def test_non_contiguous_output(nvidia_device, native):
+    with native():
+        torch.manual_seed(1)
+        base = torch.zeros(64, 64, device=nvidia_device)
+        base.t()[::2].uniform_(1, 2)
+    base = base.cpu()
+    assert (base[:, ::2] >= 1).all() and (base[:, 1::2] == 0).all()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bool, torch.int64, torch.uint8])
+def test_bernoulli_rates(nvidia_device, native, dtype):
+    with native():
+        x = torch.empty(N, device=nvidia_device, dtype=dtype).bernoulli_(0.3)
+        p = torch.linspace(0, 1, 11, device=nvidia_device).repeat_interleave(N // 16)
+        y = torch.bernoulli(p)
+    assert abs(x.cpu().double().mean().item() - 0.3) < 0.005
+    assert set(x.cpu().double().unique().tolist()) <= {0.0, 1.0}
+    rates = y.cpu().reshape(11, -1).mean(1)
+    torch.testing.assert_close(rates, torch.linspace(0, 1, 11), atol=0.01, rtol=0)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 2048, 2049, 100_000, 1 << 20])
+def test_randperm_is_a_permutation(nvidia_device, native, n):
+    with native():
+        perm = torch.randperm(n, device=nvidia_device)
+    perm = perm.cpu()
+    assert perm.dtype == torch.int64
+    assert torch.equal(perm.sort().values, torch.arange(n))
+    if n >= 2048:
+        assert not torch.equal(perm, torch.arange(n))  # shuffled
+        assert abs(perm[: n // 2].double().mean().item() - (n - 1) / 2) < n * 0.01
+
+
+@pytest.mark.parametrize("dtype,low,high", [(torch.int64, -5, 5), (torch.int32, 0, 1000), (torch.uint8, 0, 256),
+                                            (torch.int8, -128, 128), (torch.int64, -(2**40), 2**40)])
+def test_randint_range(nvidia_device, native, dtype, low, high):
+    with native():
+        x = torch.randint(low, high, (N,), device=nvidia_device, dtype=dtype)
+    x = x.cpu().double()
+    assert x.min() >= low and x.max() < high
+    assert abs(x.mean().item() - (low + high - 1) / 2) < (high - low) * 0.01
+
+
+def test_random_default_range(nvidia_device, native):
+    with native():
+        x = torch.empty(N, device=nvidia_device, dtype=torch.int64).random_()
+        b = torch.empty(N, device=nvidia_device, dtype=torch.bool).random_()
+    assert (x.cpu() >= 0).all() and x.cpu().double().mean().item() > 2**61
+    assert abs(b.cpu().double().mean().item() - 0.5) < 0.01
+
+
+def test_bad_arguments_raise(nvidia_device):
+    with pytest.raises(RuntimeError, match="from"):
+        torch.empty(3, device=nvidia_device).uniform_(2, 1)
+    with pytest.raises(RuntimeError, match="std"):
+        torch.empty(3, device=nvidia_device).normal_(0, -1)
+    with pytest.raises(RuntimeError, match="bernoulli_ expects p"):
+        torch.empty(3, device=nvidia_device).bernoulli_(1.5)
+    with pytest.raises(RuntimeError, match="non-negative"):
+        torch.randperm(-1, device=nvidia_device)

@@ -1,0 +1,318 @@
+// UNIFORM, NORMAL, BERNOULLI and RANDPERM from a counter-based generator: Philox4x32-10 (Salmon et al.,
+// "Parallel random numbers: as easy as 1, 2, 3", SC 2011), written here from the published algorithm.
+//
+// Element i of the output (row-major order of its shape) takes the four 32-bit words of Philox at counter
+// offset + i with key = seed, so the values depend on (seed, offset, i) only: the same seed gives the
+// same tensor on every run and every launch configuration. The core advances its offset by the element
+// count after each launch, so consecutive draws never reuse a counter.
+//
+// UNIFORM into an integer (or bool) output draws integers uniformly from [from, to), both taken as int64
+// with `to` modulo 2^64 (so to - from == 0 means the full 64-bit range): what random_ needs. Floating
+// outputs get from + u * (to - from), u in [0, 1) with 24 random bits (53 for float64); a value that
+// rounds up to `to` in the output's precision becomes `from`, as in ATen, so `to` is never returned.
+//
+// RANDPERM gives every position a 64-bit key: random high bits above the position itself in the low
+// ceil(log2 n) bits, so keys are distinct and sorting them (a bitonic sort, shared-memory stages for the
+// small strides) yields an exact permutation; ties between the random parts (rare: ~n^2 / 2^(65 - log2 n))
+// keep index order.
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/family_support.cuh"
+
+namespace hal_nvidia {
+namespace {
+
+struct Words {
+  uint32_t x, y, z, w;
+};
+
+__device__ __forceinline__ Words philox4x32_10(uint64_t counter, uint64_t key) {
+  constexpr uint32_t kMul0 = 0xD2511F53u, kMul1 = 0xCD9E8D57u;  // round multipliers
+  constexpr uint32_t kWeyl0 = 0x9E3779B9u, kWeyl1 = 0xBB67AE85u;  // key schedule increments
+  uint32_t c0 = static_cast<uint32_t>(counter), c1 = static_cast<uint32_t>(counter >> 32), c2 = 0, c3 = 0;
+  uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);
+#pragma unroll
+  for (int round = 0; round < 10; ++round) {
+    const uint32_t hi0 = __umulhi(kMul0, c0), lo0 = kMul0 * c0;
+    const uint32_t hi1 = __umulhi(kMul1, c2), lo1 = kMul1 * c2;
+    const uint32_t n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
+    c0 = n0;
+    c1 = lo1;
+    c2 = n2;
+    c3 = lo0;
+    k0 += kWeyl0;
+    k1 += kWeyl1;
+  }
+  return Words{c0, c1, c2, c3};
+}
+
+__device__ __forceinline__ uint64_t join(uint32_t hi, uint32_t lo) { return (static_cast<uint64_t>(hi) << 32) | lo; }
+// [0, 1) from 24 bits / 53 bits.
+__device__ __forceinline__ float unit_float(uint32_t r) { return static_cast<float>(r >> 8) * 0x1.0p-24f; }
+__device__ __forceinline__ double unit_double(uint64_t r) { return static_cast<double>(r >> 11) * 0x1.0p-53; }
+
+struct Counter {
+  uint64_t seed, offset;
+};
+
+// The output position of element i: contiguous outputs skip the division walk.
+__device__ __forceinline__ char* position(const Operand& out, const Shape& shape, bool contiguous, int64_t i) {
+  if (contiguous) return out.base + i * out.elem_size;
+  int64_t off;
+  offsets_of<1>(i, shape, &out, &off);
+  return out.base + off * out.elem_size;
+}
+
+#define HAL_FOR_EACH_ELEMENT(i, n)                                                                \
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); \
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+
+template <class T>
+__global__ void uniform_floating(Operand out, Shape shape, bool contiguous, int64_t n, Counter ctr, double from,
+                                 double to) {
+  HAL_FOR_EACH_ELEMENT(i, n) {
+    const Words r = philox4x32_10(ctr.offset + static_cast<uint64_t>(i), ctr.seed);
+    T v;
+    if (std::is_same<T, double>::value) {
+      const double d = from + unit_double(join(r.x, r.y)) * (to - from);
+      v = from_acc<T>(d >= to ? from : d);
+    } else {
+      const float f = static_cast<float>(from) + unit_float(r.x) * static_cast<float>(to - from);
+      v = from_acc<T>(f);
+      if (to_acc<double>(v) >= to) v = from_acc<T>(from);
+    }
+    *reinterpret_cast<T*>(position(out, shape, contiguous, i)) = v;
+  }
+}
+
+__global__ void uniform_integer(Operand out, Shape shape, bool contiguous, int64_t n, Counter ctr, int64_t from,
+                                uint64_t range) {
+  HAL_FOR_EACH_ELEMENT(i, n) {
+    const Words r = philox4x32_10(ctr.offset + static_cast<uint64_t>(i), ctr.seed);
+    uint64_t draw;
+    if (range == 0) draw = join(r.x, r.y);                       // the full 64-bit range
+    else if (range <= (1ull << 32)) draw = r.x % range;
+    else draw = join(r.x, r.y) % range;
+    const int64_t v = static_cast<int64_t>(static_cast<uint64_t>(from) + draw);
+    store_from<int64_t>(position(out, shape, contiguous, i), out.dtype, v);
+  }
+}
+
+__device__ __forceinline__ float cospi_acc(float v) { return cospif(v); }
+__device__ __forceinline__ double cospi_acc(double v) { return cospi(v); }
+
+// Box-Muller: z = sqrt(-2 ln u1) cos(2 pi u2), u1 in (0, 1] so the logarithm stays finite.
+template <class T>
+__global__ void normal_kernel(Operand out, Shape shape, bool contiguous, int64_t n, Counter ctr, double mean,
+                              double stddev) {
+  HAL_FOR_EACH_ELEMENT(i, n) {
+    const Words r = philox4x32_10(ctr.offset + static_cast<uint64_t>(i), ctr.seed);
+    T v;
+    if (std::is_same<T, double>::value) {
+      const double u1 = static_cast<double>((join(r.x, r.y) >> 11) + 1) * 0x1.0p-53;
+      const double u2 = unit_double(join(r.z, r.w));
+      v = from_acc<T>(mean + stddev * (sqrt(-2.0 * log(u1)) * cospi_acc(2.0 * u2)));
+    } else {
+      const float u1 = static_cast<float>((r.x >> 8) + 1) * 0x1.0p-24f;
+      const float u2 = unit_float(r.y);
+      const float z = sqrtf(-2.0f * logf(u1)) * cospi_acc(2.0f * u2);
+      v = from_acc<T>(static_cast<float>(mean) + static_cast<float>(stddev) * z);
+    }
+    *reinterpret_cast<T*>(position(out, shape, contiguous, i)) = v;
+  }
+}
+
+// out = u < p, p a tensor of out's shape (p.base set) or the value p_value.
+__global__ void bernoulli_kernel(Operand out, Operand p, double p_value, Shape shape, bool contiguous, int64_t n,
+                                 Counter ctr) {
+  HAL_FOR_EACH_ELEMENT(i, n) {
+    const Words r = philox4x32_10(ctr.offset + static_cast<uint64_t>(i), ctr.seed);
+    double prob = p_value;
+    if (p.base) {
+      int64_t off;
+      offsets_of<1>(i, shape, &p, &off);
+      prob = load_as<double>(p.base + off * p.elem_size, p.dtype);
+    }
+    store_from<int64_t>(position(out, shape, contiguous, i), out.dtype, unit_double(join(r.x, r.y)) < prob ? 1 : 0);
+  }
+}
+
+// ---- randperm: keys, bitonic sort, positions ------------------------------------------------------------
+
+__global__ void randperm_keys(uint64_t* keys, int64_t n, int64_t padded, int index_bits, Counter ctr) {
+  HAL_FOR_EACH_ELEMENT(i, padded) {
+    if (i >= n) {
+      keys[i] = ~0ull;  // padding sorts last (real keys are smaller: see the file comment)
+      continue;
+    }
+    const Words r = philox4x32_10(ctr.offset + static_cast<uint64_t>(i), ctr.seed);
+    const uint64_t random_bits = index_bits == 0 ? 0 : (join(r.x, r.y) >> index_bits) << index_bits;
+    keys[i] = index_bits == 64 ? static_cast<uint64_t>(i) : (random_bits | static_cast<uint64_t>(i));
+  }
+}
+
+// One compare-exchange of the bitonic network: positions lo and lo + j, ascending where (lo & k) == 0.
+__device__ __forceinline__ void compare_exchange(uint64_t* a, int64_t lo, int64_t j, int64_t k) {
+  const int64_t hi = lo + j;
+  const uint64_t x = a[lo], y = a[hi];
+  const bool ascending = (lo & k) == 0;
+  if ((x > y) == ascending) {
+    a[lo] = y;
+    a[hi] = x;
+  }
+}
+__device__ __forceinline__ int64_t pair_low(int64_t t, int64_t j) { return 2 * j * (t / j) + (t % j); }
+
+// A stride j too large for one block: a thread per pair, over the whole array.
+__global__ void bitonic_global(uint64_t* keys, int64_t padded, int64_t k, int64_t j) {
+  HAL_FOR_EACH_ELEMENT(t, padded / 2) compare_exchange(keys, pair_low(t, j), j, k);
+}
+
+// Strides below the tile size, in shared memory: a block owns a tile of `tile` keys (tile / 2 threads).
+// With full_sort it runs every stage k <= tile (sorting each tile's bitonic runs from scratch); otherwise
+// the strides j < tile of stage k.
+constexpr int kTile = 2048;
+__global__ void bitonic_shared(uint64_t* keys, int64_t tile, int64_t k_stage, bool full_sort) {
+  __shared__ uint64_t s[kTile];
+  const int64_t base = static_cast<int64_t>(blockIdx.x) * tile;
+  for (int64_t e = threadIdx.x; e < tile; e += blockDim.x) s[e] = keys[base + e];
+  __syncthreads();
+  const int64_t k_first = full_sort ? 2 : k_stage, k_last = full_sort ? tile : k_stage;
+  for (int64_t k = k_first; k <= k_last; k <<= 1) {
+    for (int64_t j = (full_sort ? k : tile) >> 1; j > 0; j >>= 1) {
+      const int64_t t = threadIdx.x;
+      const int64_t lo = pair_low(t, j);
+      const int64_t hi = lo + j;
+      const uint64_t x = s[lo], y = s[hi];
+      const bool ascending = ((base + lo) & k) == 0;  // direction from the global position
+      if ((x > y) == ascending) {
+        s[lo] = y;
+        s[hi] = x;
+      }
+      __syncthreads();
+    }
+  }
+  for (int64_t e = threadIdx.x; e < tile; e += blockDim.x) keys[base + e] = s[e];
+}
+
+__global__ void randperm_positions(const uint64_t* keys, Operand out, int64_t stride, int64_t n, int index_bits) {
+  const uint64_t mask = index_bits >= 64 ? ~0ull : ((1ull << index_bits) - 1);
+  HAL_FOR_EACH_ELEMENT(i, n) {
+    store_from<int64_t>(out.base + i * stride * out.elem_size, out.dtype, static_cast<int64_t>(keys[i] & mask));
+  }
+}
+
+constexpr int kThreads = 256;
+
+Counter counter_of(const OpCall& call, int first) {
+  return Counter{static_cast<uint64_t>(scalar_as_int(op_scalar(call, first))),
+                 static_cast<uint64_t>(scalar_as_int(op_scalar(call, first + 1)))};
+}
+
+hal_status_t randperm(const OpCall& call) {
+  if (call.num_outputs != 1 || !has_scalars(call, 2)) return fail(HAL_STATUS_NOT_SUPPORTED, "randperm: operands");
+  const hal_tensor_t& out = call.outputs[0];
+  const DType dt = dtype_of(out.dtype);
+  if (out.ndim != 1 || (dt != DType::I64 && dt != DType::I32)) {
+    return fail(HAL_STATUS_NOT_SUPPORTED, "randperm: out must be [n] int64 or int32");
+  }
+  const int64_t n = out.shape[0];
+  if (n == 0) return HAL_STATUS_SUCCESS;
+  int index_bits = 0;
+  while ((int64_t{1} << index_bits) < n) ++index_bits;
+  if (index_bits > 40) return fail(HAL_STATUS_NOT_SUPPORTED, "randperm: n too large");
+  const int64_t padded = int64_t{1} << index_bits;
+  const Counter ctr = counter_of(call, 0);
+  StreamScratch scratch(call.stream, static_cast<size_t>(padded) * sizeof(uint64_t));
+  if (!scratch.ok()) return fail(HAL_STATUS_OUT_OF_DEVICE_MEMORY, "randperm: no scratch memory");
+  uint64_t* keys = scratch.as<uint64_t>();
+  randperm_keys<<<grid_for(padded, kThreads), kThreads, 0, call.stream>>>(keys, n, padded, index_bits, ctr);
+  if (hal_status_t s = check_launch("randperm_keys"); s != HAL_STATUS_SUCCESS) return s;
+  if (padded > 1) {
+    const int64_t tile = padded < kTile ? padded : kTile;
+    const unsigned tiles = static_cast<unsigned>(padded / tile);
+    const unsigned tile_threads = static_cast<unsigned>(tile / 2);
+    bitonic_shared<<<tiles, tile_threads, 0, call.stream>>>(keys, tile, 0, true);
+    if (hal_status_t s = check_launch("bitonic_shared"); s != HAL_STATUS_SUCCESS) return s;
+    for (int64_t k = 2 * tile; k <= padded; k <<= 1) {
+      for (int64_t j = k >> 1; j >= tile; j >>= 1) {
+        bitonic_global<<<grid_for(padded / 2, kThreads), kThreads, 0, call.stream>>>(keys, padded, k, j);
+        if (hal_status_t s = check_launch("bitonic_global"); s != HAL_STATUS_SUCCESS) return s;
+      }
+      bitonic_shared<<<tiles, tile_threads, 0, call.stream>>>(keys, tile, k, false);
+      if (hal_status_t s = check_launch("bitonic_shared"); s != HAL_STATUS_SUCCESS) return s;
+    }
+  }
+  randperm_positions<<<grid_for(n, kThreads), kThreads, 0, call.stream>>>(keys, operand_of(out), out.strides[0], n,
+                                                                          index_bits);
+  return check_launch("randperm_positions");
+}
+
+template <class T>
+hal_status_t launch_typed(const OpCall& call, const Operand& out, const Shape& shape, bool contiguous, int64_t n,
+                          Counter ctr) {
+  const double a = scalar_as_double(op_scalar(call, 0)), b = scalar_as_double(op_scalar(call, 1));
+  if (call.op == HAL_OP_UNIFORM) {
+    uniform_floating<T><<<grid_for(n, kThreads), kThreads, 0, call.stream>>>(out, shape, contiguous, n, ctr, a, b);
+    return check_launch("uniform");
+  }
+  normal_kernel<T><<<grid_for(n, kThreads), kThreads, 0, call.stream>>>(out, shape, contiguous, n, ctr, a, b);
+  return check_launch("normal");
+}
+
+}  // namespace
+
+hal_status_t launch_random(const OpCall& call) {
+  if (call.op == HAL_OP_RANDPERM) return randperm(call);
+  if (call.op != HAL_OP_UNIFORM && call.op != HAL_OP_NORMAL && call.op != HAL_OP_BERNOULLI) {
+    return fail(HAL_STATUS_NOT_SUPPORTED, "random: unknown op");
+  }
+  if (call.num_outputs != 1) return fail(HAL_STATUS_NOT_SUPPORTED, "random: one output expected");
+  const hal_tensor_t& out = call.outputs[0];
+  const DType dt = dtype_of(out.dtype);
+  if (out.ndim < 0 || dt == DType::Unsupported) return fail(HAL_STATUS_NOT_SUPPORTED, "random: unsupported output");
+  const int64_t n = numel(out);
+  const Operand out_op = operand_of(out);
+  const Shape shape = shape_of(out);
+  const bool contiguous = is_contiguous(out);
+
+  if (call.op == HAL_OP_BERNOULLI) {
+    if (call.num_inputs != 1) return fail(HAL_STATUS_NOT_SUPPORTED, "bernoulli: p expected");
+    const hal_tensor_t& p = call.inputs[0];
+    const bool scalar_p = is_scalar_operand(p);
+    const int first = scalar_p ? 1 : 0;
+    if (!has_scalars(call, first + 2)) return fail(HAL_STATUS_NOT_SUPPORTED, "bernoulli: missing scalars");
+    if (!scalar_p) {
+      if (p.ndim != out.ndim || dtype_of(p.dtype) == DType::Unsupported) {
+        return fail(HAL_STATUS_NOT_SUPPORTED, "bernoulli: p must have out's shape");
+      }
+      for (int d = 0; d < out.ndim; ++d) {
+        if (p.shape[d] != out.shape[d]) return fail(HAL_STATUS_NOT_SUPPORTED, "bernoulli: p must have out's shape");
+      }
+    }
+    if (n == 0) return HAL_STATUS_SUCCESS;
+    const double p_value = scalar_p ? scalar_as_double(call.scalars[0]) : 0.0;
+    bernoulli_kernel<<<grid_for(n, kThreads), kThreads, 0, call.stream>>>(
+        out_op, scalar_p ? Operand() : operand_of(p), p_value, shape, contiguous, n, counter_of(call, first));
+    return check_launch("bernoulli");
+  }
+
+  if (call.num_inputs != 0 || !has_scalars(call, 4)) return fail(HAL_STATUS_NOT_SUPPORTED, "random: operands");
+  if (n == 0) return HAL_STATUS_SUCCESS;
+  const Counter ctr = counter_of(call, 2);
+  switch (dt) {
+    case DType::F32: return launch_typed<float>(call, out_op, shape, contiguous, n, ctr);
+    case DType::F16: return launch_typed<__half>(call, out_op, shape, contiguous, n, ctr);
+    case DType::BF16: return launch_typed<__nv_bfloat16>(call, out_op, shape, contiguous, n, ctr);
+    case DType::F64: return launch_typed<double>(call, out_op, shape, contiguous, n, ctr);
+    default: break;
+  }
+  if (call.op == HAL_OP_NORMAL) return fail(HAL_STATUS_NOT_SUPPORTED, "normal: floating outputs only");
+  const int64_t from = scalar_as_int(op_scalar(call, 0));
+  const uint64_t range = static_cast<uint64_t>(scalar_as_int(op_scalar(call, 1))) - static_cast<uint64_t>(from);
+  uniform_integer<<<grid_for(n, kThreads), kThreads, 0, call.stream>>>(out_op, shape, contiguous, n, ctr, from, range);
+  return check_launch("uniform_integer");
+}
+
+}  // namespace hal_nvidia
