@@ -12,24 +12,10 @@ namespace {
   m.impl(overload_name, TORCH_FN(HostKernel<at::_ops::op>::call))
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  HAL_HOST_KERNEL(neg, "neg");
-  HAL_HOST_KERNEL(threshold_backward, "threshold_backward");
   HAL_HOST_KERNEL(mm, "mm");
   HAL_HOST_KERNEL(addmm, "addmm");
-  HAL_HOST_KERNEL(sum, "sum");
-  HAL_HOST_KERNEL(sum_dim_IntList, "sum.dim_IntList");
-  HAL_HOST_KERNEL(mean_dim, "mean.dim");
   HAL_HOST_KERNEL(_log_softmax, "_log_softmax");
   HAL_HOST_KERNEL(_log_softmax_backward_data, "_log_softmax_backward_data");
-  HAL_HOST_KERNEL(gelu, "gelu");
-  HAL_HOST_KERNEL(gelu_backward, "gelu_backward");
-  HAL_HOST_KERNEL(tanh, "tanh");
-  HAL_HOST_KERNEL(sigmoid, "sigmoid");
-  HAL_HOST_KERNEL(exp, "exp");
-  HAL_HOST_KERNEL(sqrt, "sqrt");
-  HAL_HOST_KERNEL(rsqrt, "rsqrt");
-  HAL_HOST_KERNEL(pow_Tensor_Scalar, "pow.Tensor_Scalar");
-  HAL_HOST_KERNEL(where_self, "where.self");
 }
 
 }  // namespace

@@ -75,7 +75,10 @@ struct NativeFirst<Op, Native, Ret(Args...)> {
         if (auto result = Native(args...)) return std::move(*result);
       }
     }
-    if constexpr (detail::only_plain_tensors<Args...>) {
+    // HostKernel's unboxed path takes plain Tensor arguments and returns one Tensor (or Tensor&); tuples
+    // (max.dim, var_mean) take the boxed path.
+    if constexpr (detail::only_plain_tensors<Args...> &&
+                  (std::is_same_v<Ret, at::Tensor> || std::is_same_v<Ret, at::Tensor&>)) {
       return HostKernel<Op>::call_on(device, args...);
     } else {
       return at::native::call_fallback_fn<&host_path::run_on_cpu_kernel_boxed, Op>::call(args...);
