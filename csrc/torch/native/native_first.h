@@ -75,10 +75,12 @@ struct NativeFirst<Op, Native, Ret(Args...)> {
         if (auto result = Native(args...)) return std::move(*result);
       }
     }
-    // HostKernel's unboxed path takes plain Tensor arguments and returns one Tensor (or Tensor&); tuples
-    // (max.dim, var_mean) take the boxed path.
-    if constexpr (detail::only_plain_tensors<Args...> &&
-                  (std::is_same_v<Ret, at::Tensor> || std::is_same_v<Ret, at::Tensor&>)) {
+    // HostKernel's unboxed path takes plain Tensor arguments and returns one Tensor, or self of an in-place
+    // op. Tuples (max.dim, var_mean) and out= ops take the boxed path, which also resizes `out` (the
+    // unboxed path would resize only its CPU alias).
+    constexpr bool in_place = std::is_same_v<Ret, at::Tensor&> &&
+                              host_path::first_true<std::is_same<Args, at::Tensor&>...>() == 0;
+    if constexpr (detail::only_plain_tensors<Args...> && (std::is_same_v<Ret, at::Tensor> || in_place)) {
       return HostKernel<Op>::call_on(device, args...);
     } else {
       return at::native::call_fallback_fn<&host_path::run_on_cpu_kernel_boxed, Op>::call(args...);
