@@ -1,4 +1,5 @@
-// add, sub, mul, div (with rounding modes), rsub and relu: the pattern every elementwise registration follows. Each op builds the
+// add, sub, mul, div (with rounding modes), rsub and relu: the pattern every elementwise registration
+// follows. Each op builds the
 // TensorIterator that ATen's own structured kernel would build (same broadcasting, promotion and
 // casting checks), then launches the adapter's kernel over it.
 #include <ATen/native/BinaryOps.h>
