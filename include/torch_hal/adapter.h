@@ -248,7 +248,8 @@ enum {
   /* random numbers: counter-based, a function of (seed, offset, element index) only, so the same
      seed and offset give the same values on every run. Element i (in row-major order of the output's
      shape) draws from counter offset + i; the core then advances its offset by the element count. */
-  HAL_OP_UNIFORM = 600,     /* outputs out; (s) from, to, seed, offset */
+  HAL_OP_UNIFORM = 600,     /* outputs out; (s) from, to, seed, offset. Floating out: [from, to);
+                               integer or bool out: integers in [from, to), `to` taken modulo 2^64 */
   HAL_OP_NORMAL = 601,      /* outputs out; (s) mean, std, seed, offset */
   HAL_OP_BERNOULLI = 602,   /* inputs p (out's shape, or a scalar operand); outputs out; (s) seed, offset */
   HAL_OP_RANDPERM = 603     /* outputs out [n] int64; (s) seed, offset */

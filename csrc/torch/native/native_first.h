@@ -83,7 +83,12 @@ struct NativeFirst<Op, Native, Ret(Args...)> {
         if (auto result = Native(args...)) return std::move(*result);
       }
     }
-    if constexpr (detail::host_kernel_can_run<Ret, Args...>) {
+    // HostKernel's unboxed path takes plain Tensor arguments and returns one Tensor, or self of an in-place
+    // op. Tuples (max.dim, var_mean) and out= ops take the boxed path, which also resizes `out` (the
+    // unboxed path would resize only its CPU alias).
+    constexpr bool in_place = std::is_same_v<Ret, at::Tensor&> &&
+                              host_path::first_true<std::is_same<Args, at::Tensor&>...>() == 0;
+    if constexpr (detail::host_kernel_can_run<Ret, Args...> && (std::is_same_v<Ret, at::Tensor> || in_place)) {
       return HostKernel<Op>::call_on(device, args...);
     } else {
       return at::native::call_fallback_fn_symint<&host_path::run_on_cpu_kernel_boxed, Op>::call(args...);

@@ -1,0 +1,64 @@
+// Unary elementwise ops: functional, in-place and out= forms over ATen's unary iterators (elementwise_forms.h).
+#include "native/elementwise_forms.h"
+
+namespace torch_hal::native {
+namespace {
+
+void no_bool_negation(const at::Tensor& self) {
+  TORCH_CHECK(self.scalar_type() != at::kBool,
+              "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use "
+              "the `~` or `logical_not()` operator instead.");
+}
+// abs and the rounding ops have no bool kernel in ATen.
+void no_bool(const at::Tensor& self) {
+  TORCH_CHECK(self.scalar_type() != at::kBool, "\"", "hal elementwise", "\" not implemented for 'Bool'");
+}
+
+// isnan: a bool tensor shaped like self.
+std::optional<at::Tensor> isnan(const at::Tensor& self) {
+  const at::Tensor out = at::empty_like(self, self.options().dtype(at::kBool));
+  if (!run_into(HAL_OP_ISNAN, Form::UnaryAnyOut, out, {&self})) return std::nullopt;
+  return out;
+}
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  using enum Form;
+  HAL_NATIVE_FN(m, neg, "neg", unary<HAL_OP_NEG, Unary, no_bool_negation>);
+  HAL_NATIVE_FN(m, neg_, "neg_", unary_<HAL_OP_NEG, Unary, no_bool_negation>);
+  HAL_NATIVE_FN(m, neg_out, "neg.out", unary_out<HAL_OP_NEG, Unary, no_bool_negation>);
+  HAL_NATIVE_FN(m, abs_out, "abs.out", unary_out<HAL_OP_ABS, Unary, no_bool>);  // abs, abs_ are composites
+  HAL_NATIVE_FN(m, floor, "floor", unary<HAL_OP_FLOOR, Unary, no_bool>);
+  HAL_NATIVE_FN(m, floor_, "floor_", unary_<HAL_OP_FLOOR, Unary, no_bool>);
+  HAL_NATIVE_FN(m, floor_out, "floor.out", unary_out<HAL_OP_FLOOR, Unary, no_bool>);
+  HAL_NATIVE_FN(m, ceil, "ceil", unary<HAL_OP_CEIL, Unary, no_bool>);
+  HAL_NATIVE_FN(m, ceil_, "ceil_", unary_<HAL_OP_CEIL, Unary, no_bool>);
+  HAL_NATIVE_FN(m, ceil_out, "ceil.out", unary_out<HAL_OP_CEIL, Unary, no_bool>);
+  HAL_NATIVE_FN(m, round, "round", unary<HAL_OP_ROUND, Unary, no_bool>);
+  HAL_NATIVE_FN(m, round_, "round_", unary_<HAL_OP_ROUND, Unary, no_bool>);
+  HAL_NATIVE_FN(m, round_out, "round.out", unary_out<HAL_OP_ROUND, Unary, no_bool>);
+  HAL_NATIVE_FN(m, trunc, "trunc", unary<HAL_OP_TRUNC, Unary, no_bool>);
+  HAL_NATIVE_FN(m, trunc_, "trunc_", unary_<HAL_OP_TRUNC, Unary, no_bool>);
+  HAL_NATIVE_FN(m, trunc_out, "trunc.out", unary_out<HAL_OP_TRUNC, Unary, no_bool>);
+  HAL_NATIVE_UNARY(m, sign, "sign", HAL_OP_SIGN, Unary);
+  HAL_NATIVE_UNARY(m, bitwise_not, "bitwise_not", HAL_OP_BITWISE_NOT, Unary);
+  HAL_NATIVE_UNARY(m, exp, "exp", HAL_OP_EXP, UnaryFloat);
+  HAL_NATIVE_UNARY(m, exp2, "exp2", HAL_OP_EXP2, UnaryFloat);
+  HAL_NATIVE_UNARY(m, expm1, "expm1", HAL_OP_EXPM1, UnaryFloat);
+  HAL_NATIVE_UNARY(m, log, "log", HAL_OP_LOG, UnaryFloat);
+  HAL_NATIVE_UNARY(m, log2, "log2", HAL_OP_LOG2, UnaryFloat);
+  HAL_NATIVE_UNARY(m, log1p, "log1p", HAL_OP_LOG1P, UnaryFloat);
+  HAL_NATIVE_UNARY(m, sqrt, "sqrt", HAL_OP_SQRT, UnaryFloat);
+  HAL_NATIVE_UNARY(m, rsqrt, "rsqrt", HAL_OP_RSQRT, UnaryFloat);
+  HAL_NATIVE_UNARY(m, sin, "sin", HAL_OP_SIN, UnaryFloat);
+  HAL_NATIVE_UNARY(m, cos, "cos", HAL_OP_COS, UnaryFloat);
+  HAL_NATIVE_UNARY(m, tanh, "tanh", HAL_OP_TANH, UnaryFloat);
+  HAL_NATIVE_UNARY(m, sigmoid, "sigmoid", HAL_OP_SIGMOID, UnaryFloat);
+  HAL_NATIVE_UNARY(m, reciprocal, "reciprocal", HAL_OP_RECIPROCAL, UnaryFloat);
+  HAL_NATIVE_UNARY(m, erf, "erf", HAL_OP_ERF, UnaryFloat);
+  // logical_not and logical_not_ are composites over the out= form, which writes any dtype.
+  HAL_NATIVE_FN(m, logical_not_out, "logical_not.out", unary_out<HAL_OP_LOGICAL_NOT, UnaryAnyOut>);
+  HAL_NATIVE_FN(m, isnan, "isnan", isnan);
+}
+
+}  // namespace
+}  // namespace torch_hal::native
