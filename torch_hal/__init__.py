@@ -11,7 +11,10 @@ _register()
 
 from torch_hal import device_module as hal  # noqa: E402  (the module that is torch.hal)
 from torch_hal._adapters import AdapterInfo, adapters, load_adapter  # noqa: E402
+from torch_hal.custom_device import CustomDeviceBackend, PrivateUse1Config, register_custom_device  # noqa: E402
+from torch_hal.vendors import HardwareVendor  # noqa: E402
 
 __version__ = "0.1.0"
-__all__ = ["hal", "adapters", "AdapterInfo", "load_adapter", "__version__"]
+__all__ = ["hal", "adapters", "AdapterInfo", "load_adapter", "__version__",
+           "register_custom_device", "CustomDeviceBackend", "PrivateUse1Config", "HardwareVendor"]
 
