@@ -69,7 +69,10 @@ c10::DataPtr allocate_on(c10::DeviceIndex index, size_t nbytes) {
 void record_data_ptr_on_stream(const c10::DataPtr& data_ptr, hal::StreamId stream) {
   // Only memory of the caching allocator has a block to record (not an empty or foreign DataPtr).
   if (data_ptr.get_deleter() != &free_hal_block || data_ptr.get_context() == nullptr) return;
-  call_core([&] { hal::record_stream(static_cast<hal::Block*>(data_ptr.get_context()), stream); });
+  call_core([&] {
+    GilReleasedAroundCoreLock no_gil;
+    hal::record_stream(static_cast<hal::Block*>(data_ptr.get_context()), stream);
+  });
 }
 
 REGISTER_ALLOCATOR(c10::DeviceType::PrivateUse1, &g_device_allocator);
