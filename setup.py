@@ -64,6 +64,7 @@ class CMakeBuild(build_ext):
             ext_path.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(package_dir / ext_path.name, ext_path)
             shutil.copytree(package_dir / "lib", ext_path.parent / "lib", dirs_exist_ok=True)
+            shutil.copytree(package_dir / "plugins", ext_path.parent / "plugins", dirs_exist_ok=True)
 
 
 setup(
@@ -72,7 +73,7 @@ setup(
     description="One PyTorch device, hal, for accelerators of every vendor",
     packages=find_packages(include=["torch_hal", "torch_hal.*"]),
     py_modules=["torch_hal_autoload"],
-    package_data={"torch_hal": ["lib/*.so", "*.so"]},
+    package_data={"torch_hal": ["lib/*.so", "plugins/*.so", "*.so"]},
     ext_modules=[CMakeExtension("torch_hal._C")],
     cmdclass={"build_ext": CMakeBuild},
     python_requires=">=3.10",

@@ -11,12 +11,11 @@ _register()
 
 from torch_hal import device_module as hal  # noqa: E402  (the module that is torch.hal)
 from torch_hal._adapters import AdapterInfo, adapters, load_adapter  # noqa: E402
-
-from torch_hal.vendors import HardwareVendor  # noqa: E402
+from torch_hal.custom_device import CustomDeviceBackend, PrivateUse1Config, register_custom_device  # noqa: E402
 from torch_hal.hardware_adapter import HardwareAdapter  # noqa: E402
 from torch_hal.measure import measure  # noqa: E402
+from torch_hal.vendors import HardwareVendor  # noqa: E402
 
 __version__ = "0.1.0"
 __all__ = ["hal", "adapters", "AdapterInfo", "load_adapter", "HardwareAdapter", "HardwareVendor", "measure",
-           "__version__"]
-
+           "register_custom_device", "CustomDeviceBackend", "PrivateUse1Config", "__version__"]

@@ -5,6 +5,7 @@
 #include "hal/caching_allocator.h"
 #include "hal/copy_engine.h"
 #include "hal_context.h"
+#include "python_backend.h"
 
 namespace torch_hal {
 namespace {
@@ -47,7 +48,10 @@ HalPinnedAllocator g_pinned_allocator;
 }  // namespace
 
 // The DataPtr's context is the core's Block; freeing returns it to the cache.
-void free_hal_block(void* block) { hal::free_block(static_cast<hal::Block*>(block)); }
+void free_hal_block(void* block) {
+  GilReleasedAroundCoreLock no_gil;
+  hal::free_block(static_cast<hal::Block*>(block));
+}
 
 c10::Allocator* device_allocator() { return &g_device_allocator; }
 c10::Allocator* pinned_allocator() { return &g_pinned_allocator; }
@@ -55,14 +59,20 @@ c10::Allocator* pinned_allocator() { return &g_pinned_allocator; }
 c10::DataPtr allocate_on(c10::DeviceIndex index, size_t nbytes) {
   const c10::Device where(kHal, index);
   if (nbytes == 0) return {nullptr, nullptr, &free_hal_block, where};
-  const auto allocation = call_core([&] { return hal::allocate(index, nbytes, hal::current_stream(index)); });
+  const auto allocation = call_core([&] {
+    GilReleasedAroundCoreLock no_gil;
+    return hal::allocate(index, nbytes, hal::current_stream(index));
+  });
   return {allocation.ptr, allocation.block, &free_hal_block, where};
 }
 
 void record_data_ptr_on_stream(const c10::DataPtr& data_ptr, hal::StreamId stream) {
   // Only memory of the caching allocator has a block to record (not an empty or foreign DataPtr).
   if (data_ptr.get_deleter() != &free_hal_block || data_ptr.get_context() == nullptr) return;
-  call_core([&] { hal::record_stream(static_cast<hal::Block*>(data_ptr.get_context()), stream); });
+  call_core([&] {
+    GilReleasedAroundCoreLock no_gil;
+    hal::record_stream(static_cast<hal::Block*>(data_ptr.get_context()), stream);
+  });
 }
 
 REGISTER_ALLOCATOR(c10::DeviceType::PrivateUse1, &g_device_allocator);

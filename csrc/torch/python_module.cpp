@@ -10,6 +10,7 @@
 #include "hal/caching_allocator.h"
 #include "hal/streams.h"
 #include "hal_context.h"
+#include "python_backend.h"
 #include "registration.h"
 
 namespace py = pybind11;
@@ -124,6 +125,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("set_device", [](int index) { set_current_device(static_cast<c10::DeviceIndex>(index)); });
   m.def("get_device_properties", [](int index) { return properties_dict(device(static_cast<c10::DeviceIndex>(index))); });
   m.def("adapters", &adapters_list);
+  bind_python_backends(m);  // _register_python_backend: a torch_hal.CustomDeviceBackend as an adapter
   m.def("register_adapter_library", [](const std::string& path) {
     return call_core([&] { return registry().register_adapter_library(path); });
   });
