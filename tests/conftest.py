@@ -30,3 +30,20 @@ def run_python(code: str, **env) -> subprocess.CompletedProcess:
 @pytest.fixture
 def hal0():
     return torch.device("hal", 0)
+
+
+def nvidia_hal_index():
+    """The hal index of the first NVIDIA GPU, or None."""
+    for i in range(torch.hal.device_count()):
+        if str(torch.hal.get_device_properties(i).vendor).lower() == "nvidia":
+            return i
+    return None
+
+
+@pytest.fixture
+def nvidia_device():
+    """An NVIDIA GPU as a hal device; the test skips where there is none (CI)."""
+    index = nvidia_hal_index()
+    if index is None:
+        pytest.skip("no NVIDIA hal device")
+    return torch.device("hal", index)

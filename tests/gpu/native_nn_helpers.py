@@ -42,21 +42,6 @@ def make(shape, dtype, seed=0, low=-3, high=3):
     lo = 0 if dtype == torch.uint8 else low * 10
     return torch.randint(lo, high * 10, shape, generator=g).to(dtype)
 
-def _nvidia_index():
-    for i in range(torch.hal.device_count()):
-        if str(torch.hal.get_device_properties(i).vendor).lower() == "nvidia":
-            return i
-    return None
-
-
-@pytest.fixture
-def nvidia_device():
-    index = _nvidia_index()
-    if index is None:
-        pytest.skip("no NVIDIA hal device")
-    return torch.device("hal", index)
-
-
 @pytest.fixture
 def native(nvidia_device):
     """``with native():`` runs its body in strict mode and checks that the CPU fallback never ran."""

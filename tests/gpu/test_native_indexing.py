@@ -3,7 +3,7 @@ compared with the CPU over dtypes, layouts and shapes, in strict mode."""
 import pytest
 import torch
 
-from native_nn_helpers import ALL_DTYPES, FLOAT_DTYPES, assert_close, make, native, nvidia_device  # noqa: F401  (fixtures)
+from native_nn_helpers import ALL_DTYPES, FLOAT_DTYPES, assert_close, make, native  # noqa: F401  (fixtures)
 
 ATOMIC_DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int32, torch.int64]
 

@@ -5,7 +5,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from native_nn_helpers import FLOAT_DTYPES, assert_close, make, native, nvidia_device  # noqa: F401  (fixtures)
+from native_nn_helpers import FLOAT_DTYPES, assert_close, make, native  # noqa: F401  (fixtures)
 
 
 def _forward_backward(fn, inputs, device, grad_seed=1):

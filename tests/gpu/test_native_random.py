@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from native_nn_helpers import FLOAT_DTYPES, native, nvidia_device  # noqa: F401  (fixtures)
+from native_nn_helpers import FLOAT_DTYPES, native  # noqa: F401  (fixtures)
 
 N = 1 << 20
 
