@@ -46,7 +46,7 @@ int64_t arange_length(const c10::Scalar& start, const c10::Scalar& end, const c1
   if (integral) {
     const int64_t s = start.to<int64_t>(), e = end.to<int64_t>(), st = step.to<int64_t>();
     const int64_t sign = (st > 0) - (st < 0);
-    length = std::ceil(static_cast<double>(e - s + st - sign) / static_cast<double>(st));
+    length = static_cast<double>((e - s + st - sign) / st);  // integer division: the +st-sign rounds up
   } else {
     length = std::ceil((xend - xstart) / xstep);
   }
