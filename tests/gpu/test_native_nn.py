@@ -10,7 +10,7 @@ from native_nn_helpers import FLOAT_DTYPES, assert_close, make, native  # noqa: 
 
 def _forward_backward(fn, inputs, device, grad_seed=1):
     """fn(*inputs) on `device` and its input gradients for a fixed random upstream gradient."""
-    leaves = [t.to(device).requires_grad_(t.is_floating_point()) for t in inputs]
+    leaves = [t.detach().to(device).requires_grad_(t.is_floating_point()) for t in inputs]
     out = fn(*leaves)
     grad = make(out.shape, out.dtype, seed=grad_seed).to(device)
     out.backward(grad)
