@@ -47,50 +47,50 @@ bool bound_out(const at::Tensor& self, const at::Tensor& b, at::Tensor& out) {
 }
 
 #define HAL_NATIVE_BINARY3(m, op, name, OP, FORM)                                   \
-  HAL_NATIVE_FN(m, op, name, binary<OP, FORM>);                                      \
-  HAL_NATIVE_FN(m, op##_, name "_", binary_<OP, FORM>);                              \
-  HAL_NATIVE_FN(m, op##_out, name ".out", binary_out<OP, FORM>)
+  HAL_NATIVE(m, op, name, binary<OP, FORM>);                                      \
+  HAL_NATIVE(m, op##_, name "_", binary_<OP, FORM>);                              \
+  HAL_NATIVE(m, op##_out, name ".out", binary_out<OP, FORM>)
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using enum Form;
-  HAL_NATIVE_FN(m, pow_Tensor_Tensor, "pow.Tensor_Tensor", binary<HAL_OP_POW, Binary>);
-  HAL_NATIVE_FN(m, pow__Tensor, "pow_.Tensor", binary_<HAL_OP_POW, Binary>);
-  HAL_NATIVE_FN(m, pow_Tensor_Tensor_out, "pow.Tensor_Tensor_out", binary_out<HAL_OP_POW, Binary>);
-  HAL_NATIVE_FN(m, pow_Tensor_Scalar, "pow.Tensor_Scalar", pow_tensor_scalar);
-  HAL_NATIVE_FN(m, pow__Scalar, "pow_.Scalar", pow_tensor_scalar_);
-  HAL_NATIVE_FN(m, pow_Tensor_Scalar_out, "pow.Tensor_Scalar_out", pow_tensor_scalar_out);
-  HAL_NATIVE_FN(m, pow_Scalar, "pow.Scalar", pow_scalar);
-  HAL_NATIVE_FN(m, pow_Scalar_out, "pow.Scalar_out", pow_scalar_out);
-  HAL_NATIVE_FN(m, maximum, "maximum", binary<HAL_OP_MAXIMUM, Binary>);
-  HAL_NATIVE_FN(m, maximum_out, "maximum.out", binary_out<HAL_OP_MAXIMUM, Binary>);
-  HAL_NATIVE_FN(m, minimum, "minimum", binary<HAL_OP_MINIMUM, Binary>);
-  HAL_NATIVE_FN(m, minimum_out, "minimum.out", binary_out<HAL_OP_MINIMUM, Binary>);
-  HAL_NATIVE_FN(m, remainder_Tensor, "remainder.Tensor", binary<HAL_OP_REMAINDER, Binary>);
-  HAL_NATIVE_FN(m, remainder__Tensor, "remainder_.Tensor", binary_<HAL_OP_REMAINDER, Binary>);
-  HAL_NATIVE_FN(m, remainder_Tensor_out, "remainder.Tensor_out", binary_out<HAL_OP_REMAINDER, Binary>);
-  HAL_NATIVE_FN(m, fmod_Tensor, "fmod.Tensor", binary<HAL_OP_FMOD, Binary>);
-  HAL_NATIVE_FN(m, fmod__Tensor, "fmod_.Tensor", binary_<HAL_OP_FMOD, Binary>);
-  HAL_NATIVE_FN(m, fmod_Tensor_out, "fmod.Tensor_out", binary_out<HAL_OP_FMOD, Binary>);
+  HAL_NATIVE(m, pow_Tensor_Tensor, "pow.Tensor_Tensor", binary<HAL_OP_POW, Binary>);
+  HAL_NATIVE(m, pow__Tensor, "pow_.Tensor", binary_<HAL_OP_POW, Binary>);
+  HAL_NATIVE(m, pow_Tensor_Tensor_out, "pow.Tensor_Tensor_out", binary_out<HAL_OP_POW, Binary>);
+  HAL_NATIVE(m, pow_Tensor_Scalar, "pow.Tensor_Scalar", pow_tensor_scalar);
+  HAL_NATIVE(m, pow__Scalar, "pow_.Scalar", pow_tensor_scalar_);
+  HAL_NATIVE(m, pow_Tensor_Scalar_out, "pow.Tensor_Scalar_out", pow_tensor_scalar_out);
+  HAL_NATIVE(m, pow_Scalar, "pow.Scalar", pow_scalar);
+  HAL_NATIVE(m, pow_Scalar_out, "pow.Scalar_out", pow_scalar_out);
+  HAL_NATIVE(m, maximum, "maximum", binary<HAL_OP_MAXIMUM, Binary>);
+  HAL_NATIVE(m, maximum_out, "maximum.out", binary_out<HAL_OP_MAXIMUM, Binary>);
+  HAL_NATIVE(m, minimum, "minimum", binary<HAL_OP_MINIMUM, Binary>);
+  HAL_NATIVE(m, minimum_out, "minimum.out", binary_out<HAL_OP_MINIMUM, Binary>);
+  HAL_NATIVE(m, remainder_Tensor, "remainder.Tensor", binary<HAL_OP_REMAINDER, Binary>);
+  HAL_NATIVE(m, remainder__Tensor, "remainder_.Tensor", binary_<HAL_OP_REMAINDER, Binary>);
+  HAL_NATIVE(m, remainder_Tensor_out, "remainder.Tensor_out", binary_out<HAL_OP_REMAINDER, Binary>);
+  HAL_NATIVE(m, fmod_Tensor, "fmod.Tensor", binary<HAL_OP_FMOD, Binary>);
+  HAL_NATIVE(m, fmod__Tensor, "fmod_.Tensor", binary_<HAL_OP_FMOD, Binary>);
+  HAL_NATIVE(m, fmod_Tensor_out, "fmod.Tensor_out", binary_out<HAL_OP_FMOD, Binary>);
   HAL_NATIVE_BINARY3(m, atan2, "atan2", HAL_OP_ATAN2, BinaryFloat);
   // logical_and/or/xor and their in-place forms are composites over out=, which compares into any dtype.
-  HAL_NATIVE_FN(m, logical_and_out, "logical_and.out", binary_out<HAL_OP_LOGICAL_AND, Comparison>);
-  HAL_NATIVE_FN(m, logical_or_out, "logical_or.out", binary_out<HAL_OP_LOGICAL_OR, Comparison>);
-  HAL_NATIVE_FN(m, logical_xor_out, "logical_xor.out", binary_out<HAL_OP_LOGICAL_XOR, Comparison>);
-  HAL_NATIVE_FN(m, bitwise_and_Tensor, "bitwise_and.Tensor", binary<HAL_OP_BITWISE_AND, Binary>);
-  HAL_NATIVE_FN(m, bitwise_and__Tensor, "bitwise_and_.Tensor", binary_<HAL_OP_BITWISE_AND, Binary>);
-  HAL_NATIVE_FN(m, bitwise_and_Tensor_out, "bitwise_and.Tensor_out", binary_out<HAL_OP_BITWISE_AND, Binary>);
-  HAL_NATIVE_FN(m, bitwise_or_Tensor, "bitwise_or.Tensor", binary<HAL_OP_BITWISE_OR, Binary>);
-  HAL_NATIVE_FN(m, bitwise_or__Tensor, "bitwise_or_.Tensor", binary_<HAL_OP_BITWISE_OR, Binary>);
-  HAL_NATIVE_FN(m, bitwise_or_Tensor_out, "bitwise_or.Tensor_out", binary_out<HAL_OP_BITWISE_OR, Binary>);
-  HAL_NATIVE_FN(m, bitwise_xor_Tensor, "bitwise_xor.Tensor", binary<HAL_OP_BITWISE_XOR, Binary>);
-  HAL_NATIVE_FN(m, bitwise_xor__Tensor, "bitwise_xor_.Tensor", binary_<HAL_OP_BITWISE_XOR, Binary>);
-  HAL_NATIVE_FN(m, bitwise_xor_Tensor_out, "bitwise_xor.Tensor_out", binary_out<HAL_OP_BITWISE_XOR, Binary>);
-  HAL_NATIVE_FN(m, clamp_min_Tensor, "clamp_min.Tensor", bound<HAL_OP_CLAMP_MIN>);
-  HAL_NATIVE_FN(m, clamp_min__Tensor, "clamp_min_.Tensor", bound_<HAL_OP_CLAMP_MIN>);
-  HAL_NATIVE_FN(m, clamp_min_Tensor_out, "clamp_min.Tensor_out", bound_out<HAL_OP_CLAMP_MIN>);
-  HAL_NATIVE_FN(m, clamp_max_Tensor, "clamp_max.Tensor", bound<HAL_OP_CLAMP_MAX>);
-  HAL_NATIVE_FN(m, clamp_max__Tensor, "clamp_max_.Tensor", bound_<HAL_OP_CLAMP_MAX>);
-  HAL_NATIVE_FN(m, clamp_max_Tensor_out, "clamp_max.Tensor_out", bound_out<HAL_OP_CLAMP_MAX>);
+  HAL_NATIVE(m, logical_and_out, "logical_and.out", binary_out<HAL_OP_LOGICAL_AND, Comparison>);
+  HAL_NATIVE(m, logical_or_out, "logical_or.out", binary_out<HAL_OP_LOGICAL_OR, Comparison>);
+  HAL_NATIVE(m, logical_xor_out, "logical_xor.out", binary_out<HAL_OP_LOGICAL_XOR, Comparison>);
+  HAL_NATIVE(m, bitwise_and_Tensor, "bitwise_and.Tensor", binary<HAL_OP_BITWISE_AND, Binary>);
+  HAL_NATIVE(m, bitwise_and__Tensor, "bitwise_and_.Tensor", binary_<HAL_OP_BITWISE_AND, Binary>);
+  HAL_NATIVE(m, bitwise_and_Tensor_out, "bitwise_and.Tensor_out", binary_out<HAL_OP_BITWISE_AND, Binary>);
+  HAL_NATIVE(m, bitwise_or_Tensor, "bitwise_or.Tensor", binary<HAL_OP_BITWISE_OR, Binary>);
+  HAL_NATIVE(m, bitwise_or__Tensor, "bitwise_or_.Tensor", binary_<HAL_OP_BITWISE_OR, Binary>);
+  HAL_NATIVE(m, bitwise_or_Tensor_out, "bitwise_or.Tensor_out", binary_out<HAL_OP_BITWISE_OR, Binary>);
+  HAL_NATIVE(m, bitwise_xor_Tensor, "bitwise_xor.Tensor", binary<HAL_OP_BITWISE_XOR, Binary>);
+  HAL_NATIVE(m, bitwise_xor__Tensor, "bitwise_xor_.Tensor", binary_<HAL_OP_BITWISE_XOR, Binary>);
+  HAL_NATIVE(m, bitwise_xor_Tensor_out, "bitwise_xor.Tensor_out", binary_out<HAL_OP_BITWISE_XOR, Binary>);
+  HAL_NATIVE(m, clamp_min_Tensor, "clamp_min.Tensor", bound<HAL_OP_CLAMP_MIN>);
+  HAL_NATIVE(m, clamp_min__Tensor, "clamp_min_.Tensor", bound_<HAL_OP_CLAMP_MIN>);
+  HAL_NATIVE(m, clamp_min_Tensor_out, "clamp_min.Tensor_out", bound_out<HAL_OP_CLAMP_MIN>);
+  HAL_NATIVE(m, clamp_max_Tensor, "clamp_max.Tensor", bound<HAL_OP_CLAMP_MAX>);
+  HAL_NATIVE(m, clamp_max__Tensor, "clamp_max_.Tensor", bound_<HAL_OP_CLAMP_MAX>);
+  HAL_NATIVE(m, clamp_max_Tensor_out, "clamp_max.Tensor_out", bound_out<HAL_OP_CLAMP_MAX>);
 }
 
 }  // namespace

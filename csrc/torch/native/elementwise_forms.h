@@ -89,14 +89,10 @@ bool binary_scalar_out(const at::Tensor& self, const c10::Scalar& other, at::Ten
   return run_into(OP, F, out, {&self, &o});
 }
 
-// Registers NativeFirst<op, fn> as the hal kernel of `name` (fn may be a template-id with commas).
-#define HAL_NATIVE_FN(m, op, name, ...) \
-  m.impl(name, TORCH_FN((::torch_hal::native::NativeFirst<at::_ops::op, &__VA_ARGS__>::call)))
-
 // The three forms of an op whose kernels are the templates above.
 #define HAL_NATIVE_UNARY(m, op, name, OP, FORM)                                                \
-  HAL_NATIVE_FN(m, op, name, ::torch_hal::native::unary<OP, FORM>);                            \
-  HAL_NATIVE_FN(m, op##_, name "_", ::torch_hal::native::unary_<OP, FORM>);                    \
-  HAL_NATIVE_FN(m, op##_out, name ".out", ::torch_hal::native::unary_out<OP, FORM>)
+  HAL_NATIVE(m, op, name, ::torch_hal::native::unary<OP, FORM>);                            \
+  HAL_NATIVE(m, op##_, name "_", ::torch_hal::native::unary_<OP, FORM>);                    \
+  HAL_NATIVE(m, op##_out, name ".out", ::torch_hal::native::unary_out<OP, FORM>)
 
 }  // namespace torch_hal::native

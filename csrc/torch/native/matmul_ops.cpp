@@ -157,11 +157,11 @@ std::optional<at::Tensor> dot(const at::Tensor& self, const at::Tensor& tensor) 
               tensor.size(0), " elements respectively");
   TORCH_CHECK(self.scalar_type() == tensor.scalar_type(), "dot : expected both vectors to have same dtype, but found ",
               self.scalar_type(), " and ", tensor.scalar_type());
+  if (self.size(0) == 0) return std::nullopt;  // an empty dot is 0: the fallback says so without a kernel
   at::Tensor out = at::empty({}, self.options());
   const at::Tensor row = self.as_strided({1, self.size(0)}, {self.size(0) * std::max<int64_t>(self.stride(0), 1), self.stride(0)},
                                          self.storage_offset());
   const at::Tensor out_matrix = out.as_strided({1, 1}, {1, 1});
-  if (self.size(0) == 0) return std::nullopt;  // an empty dot is 0: the fallback says so without a kernel
   if (!gemm(out_matrix, row, as_column(tensor), at::Tensor(), 0, 1)) return std::nullopt;
   return out;
 }

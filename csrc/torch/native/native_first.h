@@ -96,7 +96,8 @@ struct NativeFirst<Op, Native, Ret(Args...)> {
   }
 };
 
-#define HAL_NATIVE(m, op, overload_name, fn) \
-  m.impl(overload_name, TORCH_FN((::torch_hal::native::NativeFirst<at::_ops::op, &fn>::call)))
+// (fn may be a template-id with commas, hence the variadic argument.)
+#define HAL_NATIVE(m, op, overload_name, ...) \
+  m.impl(overload_name, TORCH_FN((::torch_hal::native::NativeFirst<at::_ops::op, &__VA_ARGS__>::call)))
 
 }  // namespace torch_hal::native

@@ -134,41 +134,25 @@ KernelArgs& KernelArgs::scalar_input(const c10::Scalar& value, at::ScalarType as
   return *this;
 }
 
+// An optional tensor not passed, or an output not wanted (adapter.h: data NULL, ndim < 0).
+static hal_tensor_t absent_tensor() {
+  hal_tensor_t h{};
+  h.ndim = -1;
+  return h;
+}
+
 KernelArgs& KernelArgs::absent_input() {
-  hal_tensor_t h{};
-  h.ndim = -1;
-  inputs_.push_back(h);
+  inputs_.push_back(absent_tensor());
   return *this;
 }
-
 KernelArgs& KernelArgs::absent_output() {
-  hal_tensor_t h{};
-  h.ndim = -1;
-  outputs_.push_back(h);
+  outputs_.push_back(absent_tensor());
   return *this;
 }
 
-KernelArgs& KernelArgs::scalar(double v) {
-  hal_scalar_t s{};
-  s.kind = 0;
-  s.value.f = v;
-  op_scalars_.push_back(s);
-  return *this;
-}
-KernelArgs& KernelArgs::scalar(int64_t v) {
-  hal_scalar_t s{};
-  s.kind = 1;
-  s.value.i = v;
-  op_scalars_.push_back(s);
-  return *this;
-}
-KernelArgs& KernelArgs::scalar(bool v) {
-  hal_scalar_t s{};
-  s.kind = 2;
-  s.value.b = v ? 1 : 0;
-  op_scalars_.push_back(s);
-  return *this;
-}
+KernelArgs& KernelArgs::scalar(double v) { return scalar(c10::Scalar(v)); }
+KernelArgs& KernelArgs::scalar(int64_t v) { return scalar(c10::Scalar(v)); }
+KernelArgs& KernelArgs::scalar(bool v) { return scalar(c10::Scalar(v)); }
 KernelArgs& KernelArgs::scalar(const c10::Scalar& v) {
   op_scalars_.push_back(scalar_value(v));
   return *this;

@@ -213,34 +213,34 @@ bool lerp_tensor_out(const at::Tensor& self, const at::Tensor& end, const at::Te
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  HAL_NATIVE_FN(m, where_self, "where.self", where_self);
-  HAL_NATIVE_FN(m, where_self_out, "where.self_out", where_self_out);
-  HAL_NATIVE_FN(m, masked_fill__Scalar, "masked_fill_.Scalar", masked_fill_scalar);
-  HAL_NATIVE_FN(m, masked_fill__Tensor, "masked_fill_.Tensor", masked_fill_tensor);
-  HAL_NATIVE_FN(m, clamp, "clamp", clamp<ScalarBound>);
-  HAL_NATIVE_FN(m, clamp_, "clamp_", clamp_<ScalarBound>);
-  HAL_NATIVE_FN(m, clamp_out, "clamp.out", clamp_out<ScalarBound>);
-  HAL_NATIVE_FN(m, clamp_Tensor, "clamp.Tensor", clamp<TensorBound>);
-  HAL_NATIVE_FN(m, clamp__Tensor, "clamp_.Tensor", clamp_<TensorBound>);
-  HAL_NATIVE_FN(m, clamp_Tensor_out, "clamp.Tensor_out", clamp_out<TensorBound>);
-  HAL_NATIVE_FN(m, clamp_min, "clamp_min", clamp_one<true>);
-  HAL_NATIVE_FN(m, clamp_min_, "clamp_min_", clamp_one_<true>);
-  HAL_NATIVE_FN(m, clamp_min_out, "clamp_min.out", clamp_one_out<true>);
-  HAL_NATIVE_FN(m, clamp_max, "clamp_max", clamp_one<false>);
-  HAL_NATIVE_FN(m, clamp_max_, "clamp_max_", clamp_one_<false>);
-  HAL_NATIVE_FN(m, clamp_max_out, "clamp_max.out", clamp_one_out<false>);
-  HAL_NATIVE_FN(m, addcmul, "addcmul", addc<HAL_OP_ADDCMUL>);
-  HAL_NATIVE_FN(m, addcmul_, "addcmul_", addc_<HAL_OP_ADDCMUL>);
-  HAL_NATIVE_FN(m, addcmul_out, "addcmul.out", addc_out<HAL_OP_ADDCMUL>);
-  HAL_NATIVE_FN(m, addcdiv, "addcdiv", addc<HAL_OP_ADDCDIV>);
-  HAL_NATIVE_FN(m, addcdiv_, "addcdiv_", addc_<HAL_OP_ADDCDIV>);
-  HAL_NATIVE_FN(m, addcdiv_out, "addcdiv.out", addc_out<HAL_OP_ADDCDIV>);
-  HAL_NATIVE_FN(m, lerp_Scalar, "lerp.Scalar", lerp_scalar);
-  HAL_NATIVE_FN(m, lerp__Scalar, "lerp_.Scalar", lerp_scalar_);
-  HAL_NATIVE_FN(m, lerp_Scalar_out, "lerp.Scalar_out", lerp_scalar_out);
-  HAL_NATIVE_FN(m, lerp_Tensor, "lerp.Tensor", lerp_tensor);
-  HAL_NATIVE_FN(m, lerp__Tensor, "lerp_.Tensor", lerp_tensor_);
-  HAL_NATIVE_FN(m, lerp_Tensor_out, "lerp.Tensor_out", lerp_tensor_out);
+  HAL_NATIVE(m, where_self, "where.self", where_self);
+  HAL_NATIVE(m, where_self_out, "where.self_out", where_self_out);
+  HAL_NATIVE(m, masked_fill__Scalar, "masked_fill_.Scalar", masked_fill_scalar);
+  HAL_NATIVE(m, masked_fill__Tensor, "masked_fill_.Tensor", masked_fill_tensor);
+  HAL_NATIVE(m, clamp, "clamp", clamp<ScalarBound>);
+  HAL_NATIVE(m, clamp_, "clamp_", clamp_<ScalarBound>);
+  HAL_NATIVE(m, clamp_out, "clamp.out", clamp_out<ScalarBound>);
+  HAL_NATIVE(m, clamp_Tensor, "clamp.Tensor", clamp<TensorBound>);
+  HAL_NATIVE(m, clamp__Tensor, "clamp_.Tensor", clamp_<TensorBound>);
+  HAL_NATIVE(m, clamp_Tensor_out, "clamp.Tensor_out", clamp_out<TensorBound>);
+  HAL_NATIVE(m, clamp_min, "clamp_min", clamp_one<true>);
+  HAL_NATIVE(m, clamp_min_, "clamp_min_", clamp_one_<true>);
+  HAL_NATIVE(m, clamp_min_out, "clamp_min.out", clamp_one_out<true>);
+  HAL_NATIVE(m, clamp_max, "clamp_max", clamp_one<false>);
+  HAL_NATIVE(m, clamp_max_, "clamp_max_", clamp_one_<false>);
+  HAL_NATIVE(m, clamp_max_out, "clamp_max.out", clamp_one_out<false>);
+  HAL_NATIVE(m, addcmul, "addcmul", addc<HAL_OP_ADDCMUL>);
+  HAL_NATIVE(m, addcmul_, "addcmul_", addc_<HAL_OP_ADDCMUL>);
+  HAL_NATIVE(m, addcmul_out, "addcmul.out", addc_out<HAL_OP_ADDCMUL>);
+  HAL_NATIVE(m, addcdiv, "addcdiv", addc<HAL_OP_ADDCDIV>);
+  HAL_NATIVE(m, addcdiv_, "addcdiv_", addc_<HAL_OP_ADDCDIV>);
+  HAL_NATIVE(m, addcdiv_out, "addcdiv.out", addc_out<HAL_OP_ADDCDIV>);
+  HAL_NATIVE(m, lerp_Scalar, "lerp.Scalar", lerp_scalar);
+  HAL_NATIVE(m, lerp__Scalar, "lerp_.Scalar", lerp_scalar_);
+  HAL_NATIVE(m, lerp_Scalar_out, "lerp.Scalar_out", lerp_scalar_out);
+  HAL_NATIVE(m, lerp_Tensor, "lerp.Tensor", lerp_tensor);
+  HAL_NATIVE(m, lerp__Tensor, "lerp_.Tensor", lerp_tensor_);
+  HAL_NATIVE(m, lerp_Tensor_out, "lerp.Tensor_out", lerp_tensor_out);
 }
 
 }  // namespace

@@ -23,22 +23,22 @@ std::optional<at::Tensor> isnan(const at::Tensor& self) {
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using enum Form;
-  HAL_NATIVE_FN(m, neg, "neg", unary<HAL_OP_NEG, Unary, no_bool_negation>);
-  HAL_NATIVE_FN(m, neg_, "neg_", unary_<HAL_OP_NEG, Unary, no_bool_negation>);
-  HAL_NATIVE_FN(m, neg_out, "neg.out", unary_out<HAL_OP_NEG, Unary, no_bool_negation>);
-  HAL_NATIVE_FN(m, abs_out, "abs.out", unary_out<HAL_OP_ABS, Unary, no_bool>);  // abs, abs_ are composites
-  HAL_NATIVE_FN(m, floor, "floor", unary<HAL_OP_FLOOR, Unary, no_bool>);
-  HAL_NATIVE_FN(m, floor_, "floor_", unary_<HAL_OP_FLOOR, Unary, no_bool>);
-  HAL_NATIVE_FN(m, floor_out, "floor.out", unary_out<HAL_OP_FLOOR, Unary, no_bool>);
-  HAL_NATIVE_FN(m, ceil, "ceil", unary<HAL_OP_CEIL, Unary, no_bool>);
-  HAL_NATIVE_FN(m, ceil_, "ceil_", unary_<HAL_OP_CEIL, Unary, no_bool>);
-  HAL_NATIVE_FN(m, ceil_out, "ceil.out", unary_out<HAL_OP_CEIL, Unary, no_bool>);
-  HAL_NATIVE_FN(m, round, "round", unary<HAL_OP_ROUND, Unary, no_bool>);
-  HAL_NATIVE_FN(m, round_, "round_", unary_<HAL_OP_ROUND, Unary, no_bool>);
-  HAL_NATIVE_FN(m, round_out, "round.out", unary_out<HAL_OP_ROUND, Unary, no_bool>);
-  HAL_NATIVE_FN(m, trunc, "trunc", unary<HAL_OP_TRUNC, Unary, no_bool>);
-  HAL_NATIVE_FN(m, trunc_, "trunc_", unary_<HAL_OP_TRUNC, Unary, no_bool>);
-  HAL_NATIVE_FN(m, trunc_out, "trunc.out", unary_out<HAL_OP_TRUNC, Unary, no_bool>);
+  HAL_NATIVE(m, neg, "neg", unary<HAL_OP_NEG, Unary, no_bool_negation>);
+  HAL_NATIVE(m, neg_, "neg_", unary_<HAL_OP_NEG, Unary, no_bool_negation>);
+  HAL_NATIVE(m, neg_out, "neg.out", unary_out<HAL_OP_NEG, Unary, no_bool_negation>);
+  HAL_NATIVE(m, abs_out, "abs.out", unary_out<HAL_OP_ABS, Unary, no_bool>);  // abs, abs_ are composites
+  HAL_NATIVE(m, floor, "floor", unary<HAL_OP_FLOOR, Unary, no_bool>);
+  HAL_NATIVE(m, floor_, "floor_", unary_<HAL_OP_FLOOR, Unary, no_bool>);
+  HAL_NATIVE(m, floor_out, "floor.out", unary_out<HAL_OP_FLOOR, Unary, no_bool>);
+  HAL_NATIVE(m, ceil, "ceil", unary<HAL_OP_CEIL, Unary, no_bool>);
+  HAL_NATIVE(m, ceil_, "ceil_", unary_<HAL_OP_CEIL, Unary, no_bool>);
+  HAL_NATIVE(m, ceil_out, "ceil.out", unary_out<HAL_OP_CEIL, Unary, no_bool>);
+  HAL_NATIVE(m, round, "round", unary<HAL_OP_ROUND, Unary, no_bool>);
+  HAL_NATIVE(m, round_, "round_", unary_<HAL_OP_ROUND, Unary, no_bool>);
+  HAL_NATIVE(m, round_out, "round.out", unary_out<HAL_OP_ROUND, Unary, no_bool>);
+  HAL_NATIVE(m, trunc, "trunc", unary<HAL_OP_TRUNC, Unary, no_bool>);
+  HAL_NATIVE(m, trunc_, "trunc_", unary_<HAL_OP_TRUNC, Unary, no_bool>);
+  HAL_NATIVE(m, trunc_out, "trunc.out", unary_out<HAL_OP_TRUNC, Unary, no_bool>);
   HAL_NATIVE_UNARY(m, sign, "sign", HAL_OP_SIGN, Unary);
   HAL_NATIVE_UNARY(m, bitwise_not, "bitwise_not", HAL_OP_BITWISE_NOT, Unary);
   HAL_NATIVE_UNARY(m, exp, "exp", HAL_OP_EXP, UnaryFloat);
@@ -56,8 +56,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_NATIVE_UNARY(m, reciprocal, "reciprocal", HAL_OP_RECIPROCAL, UnaryFloat);
   HAL_NATIVE_UNARY(m, erf, "erf", HAL_OP_ERF, UnaryFloat);
   // logical_not and logical_not_ are composites over the out= form, which writes any dtype.
-  HAL_NATIVE_FN(m, logical_not_out, "logical_not.out", unary_out<HAL_OP_LOGICAL_NOT, UnaryAnyOut>);
-  HAL_NATIVE_FN(m, isnan, "isnan", isnan);
+  HAL_NATIVE(m, logical_not_out, "logical_not.out", unary_out<HAL_OP_LOGICAL_NOT, UnaryAnyOut>);
+  HAL_NATIVE(m, isnan, "isnan", isnan);
 }
 
 }  // namespace
