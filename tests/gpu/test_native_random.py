@@ -130,5 +130,5 @@ def test_bad_arguments_raise(nvidia_device):
         torch.empty(3, device=nvidia_device).normal_(0, -1)
     with pytest.raises(RuntimeError, match="bernoulli_ expects p"):
         torch.empty(3, device=nvidia_device).bernoulli_(1.5)
-    with pytest.raises(RuntimeError, match="randperm|non-negative|must be"):
+    with pytest.raises(RuntimeError, match="negative dimension"):
         torch.randperm(-1, device=nvidia_device)

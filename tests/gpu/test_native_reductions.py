@@ -14,8 +14,9 @@ SHAPES_DIMS = [((), None), ((0,), None), ((7, 13), None), ((7, 13), 0), ((7, 13)
 @pytest.mark.parametrize("dtype", FLOATS + [torch.int64, torch.int32, torch.uint8, torch.bool])
 def test_sum(nvidia_device, dtype, shape, dim):
     x = make(shape, dtype, -1, 1)
-    run_both(lambda t: t.sum() if dim is None else t.sum(dim), x, device=nvidia_device,
-             dtype=torch.float32 if dtype.is_floating_point and x.numel() > 4096 else None)
+    # Each dtype's own tolerance: a float16/bfloat16 sum of 2^21 values may differ from CPU's by the last
+    # bit of the rounded result (another summation order), which is within it.
+    run_both(lambda t: t.sum() if dim is None else t.sum(dim), x, device=nvidia_device)
     run_both(lambda t: t.sum(dim if dim is not None else (), keepdim=True, dtype=torch.float64), x,
              device=nvidia_device)
 

@@ -8,13 +8,15 @@
 namespace torch_hal::native {
 namespace {
 
-// out = a +- alpha * b. As in ATen's structured kernel, alpha is checked against the iterator's common
-// dtype once the iterator exists (no separate type promotion pass before it).
-bool with_alpha(hal_op_t op, at::Tensor& target, const at::Tensor& a, const at::Tensor& b, const c10::Scalar& alpha) {
-  auto iter = make_iterator(Form::Binary, target, {&a, &b});
+// out = a +- alpha * b (`out` undefined: allocated, and stored in *allocated). As in ATen's structured
+// kernel, alpha is checked against the iterator's common dtype once the iterator exists (no separate type
+// promotion pass before it).
+bool with_alpha(hal_op_t op, const at::Tensor& out, const at::Tensor& a, const at::Tensor& b,
+                const c10::Scalar& alpha, at::Tensor* allocated = nullptr) {
+  auto iter = make_iterator(Form::Binary, out, {&a, &b});
   at::native::alpha_check(iter.common_dtype(), alpha);
   if (!launch_elementwise(iter, op, {alpha})) return false;
-  target = iter.output();
+  if (allocated) *allocated = iter.output();
   return true;
 }
 
@@ -22,20 +24,18 @@ template <hal_op_t OP>
 std::optional<at::Tensor> alpha_functional(const at::Tensor& self, const at::Tensor& other, const c10::Scalar& alpha) {
   if constexpr (OP == HAL_OP_SUB) at::native::sub_check(self, other);
   at::Tensor out;
-  if (!with_alpha(OP, out, self, other, alpha)) return std::nullopt;
+  if (!with_alpha(OP, at::Tensor(), self, other, alpha, &out)) return std::nullopt;
   return out;
 }
 template <hal_op_t OP>
 bool alpha_inplace(at::Tensor& self, const at::Tensor& other, const c10::Scalar& alpha) {
   if constexpr (OP == HAL_OP_SUB) at::native::sub_check(self, other);
-  at::Tensor target = self;
-  return with_alpha(OP, target, self, other, alpha);
+  return with_alpha(OP, self, self, other, alpha);
 }
 template <hal_op_t OP>
 bool alpha_out(const at::Tensor& self, const at::Tensor& other, const c10::Scalar& alpha, at::Tensor& out) {
   if constexpr (OP == HAL_OP_SUB) at::native::sub_check(self, other);
-  at::Tensor target = out;  // the same TensorImpl: the iterator resizes and writes `out` itself
-  return with_alpha(OP, target, self, other, alpha);
+  return with_alpha(OP, out, self, other, alpha);  // the iterator resizes and writes `out` itself
 }
 
 // rsub(self, other, alpha) = other - alpha * self

@@ -2,14 +2,18 @@
 
 namespace torch_hal::native {
 
-at::TensorIterator make_iterator(Form form, at::Tensor& out, std::initializer_list<const at::Tensor*> inputs) {
+at::TensorIterator make_iterator(Form form, const at::Tensor& out, std::initializer_list<const at::Tensor*> inputs) {
+  // Borrowing builds, as ATen's structured kernels use: the iterator refers to the caller's tensors instead
+  // of holding references of its own, which saves a reference-count round trip per operand (each of which
+  // may reach the tensor's Python object) on every op.
   const at::Tensor& a = **inputs.begin();
+  at::TensorIterator iter;
   switch (form) {
-    case Form::Unary: return at::TensorIterator::unary_op(out, a);
-    case Form::UnaryFloat: return at::TensorIterator::unary_float_op(out, a);
-    case Form::Binary: return at::TensorIterator::binary_op(out, a, *inputs.begin()[1]);
-    case Form::BinaryFloat: return at::TensorIterator::binary_float_op(out, a, *inputs.begin()[1]);
-    case Form::Comparison: return at::TensorIterator::comparison_op(out, a, *inputs.begin()[1]);
+    case Form::Unary: iter.build_borrowing_unary_op(out, a); return iter;
+    case Form::UnaryFloat: iter.build_borrowing_unary_float_op(out, a); return iter;
+    case Form::Binary: iter.build_borrowing_binary_op(out, a, *inputs.begin()[1]); return iter;
+    case Form::BinaryFloat: iter.build_borrowing_binary_float_op(out, a, *inputs.begin()[1]); return iter;
+    case Form::Comparison: iter.build_borrowing_comparison_op(out, a, *inputs.begin()[1]); return iter;
     case Form::UnaryAnyOut:
       return at::TensorIteratorConfig().check_all_same_dtype(false).add_output(out).add_const_input(a).build();
     case Form::Promoting: {
@@ -37,8 +41,7 @@ std::optional<at::Tensor> run_functional(hal_op_t op, Form form, std::initialize
 
 bool run_into(hal_op_t op, Form form, const at::Tensor& out, std::initializer_list<const at::Tensor*> inputs,
               std::initializer_list<c10::Scalar> scalars) {
-  at::Tensor target = out;  // the same TensorImpl: the iterator resizes and writes `out` itself
-  auto iter = make_iterator(form, target, inputs);
+  auto iter = make_iterator(form, out, inputs);  // the iterator resizes and writes `out` itself
   return launch_elementwise(iter, op, scalars);
 }
 

@@ -26,8 +26,9 @@ enum class Form {
   Promoting,    // any number of inputs promoted to a common dtype, cast to the output (clamp, addcmul, lerp)
 };
 
-// ATen's iterator of `form` over `inputs`, writing `out` (undefined: allocated by the iterator).
-at::TensorIterator make_iterator(Form form, at::Tensor& out, std::initializer_list<const at::Tensor*> inputs);
+// ATen's iterator of `form` over `inputs`, writing `out` (undefined: allocated by the iterator). The
+// iterator borrows `out` and the inputs: they must outlive it.
+at::TensorIterator make_iterator(Form form, const at::Tensor& out, std::initializer_list<const at::Tensor*> inputs);
 
 // A Python number as ATen passes it to Tensor kernels: a 0-dim CPU tensor marked as a wrapped number, so
 // type promotion treats it as a scalar; launch_elementwise sends it as a scalar operand.

@@ -64,8 +64,10 @@ class KernelArgs {
   c10::SmallVector<hal_tensor_t, 4> outputs_;
   c10::SmallVector<hal_scalar_t, 4> operand_scalars_;  // values of scalar operands, in input order
   c10::SmallVector<hal_scalar_t, 4> op_scalars_;
-  c10::SmallVector<OwnedGeometry, 2> owned_;            // pointers fixed up just before launch
-  c10::SmallVector<std::pair<bool, size_t>, 2> owned_users_;  // (is_output, position) per owned_ entry
+  // Four inline entries: an elementwise launch owns one geometry per operand (up to an output and three
+  // inputs), and a heap allocation per op is measurable in per-op time.
+  c10::SmallVector<OwnedGeometry, 4> owned_;            // pointers fixed up just before launch
+  c10::SmallVector<std::pair<bool, size_t>, 4> owned_users_;  // (is_output, position) per owned_ entry
   bool representable_ = true;
 };
 
