@@ -1,8 +1,8 @@
-// cuBLAS, loaded with dlopen at first use: the adapter builds without cuBLAS headers and loads on machines
-// without cuBLAS (GEMM ops then answer NOT_SUPPORTED and the core falls back). Only the few entry points
-// and enum values the GEMM path needs are declared here, written from the public cuBLAS documentation
-// (docs.nvidia.com/cuda/cublas, "cuBLAS Datatypes Reference"); cuBLAS keeps these values stable across
-// major versions because they are part of its ABI.
+// cuBLAS, loaded with dlopen at first use (cuda_library_search.h): the adapter builds without cuBLAS headers
+// and loads on machines without cuBLAS (GEMM ops then answer NOT_SUPPORTED and the core falls back). Only
+// the few entry points and enum values the GEMM path needs are declared here, written from the public cuBLAS
+// documentation (docs.nvidia.com/cuda/cublas, "cuBLAS Datatypes Reference"); cuBLAS keeps these values
+// stable across major versions because they are part of its ABI.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -51,7 +51,11 @@ struct CublasApi {
 // search runs once per process and its result (either way) is kept.
 const CublasApi* cublas(std::string* why);
 
-// "cublasCreate_v2: CUBLAS_STATUS_ALLOC_FAILED: resource allocation failed"
-std::string cublas_error(const CublasApi& api, const char* what, int status);
+// "cublasCreate_v2: CUBLAS_STATUS_ALLOC_FAILED: resource allocation failed", in the words of the library's own
+// status_name/status_string entry points (cuBLAS's or cuBLASLt's: both report a cublasStatus_t).
+template <typename Api>
+std::string cublas_error(const Api& api, const char* what, int status) {
+  return std::string(what) + ": " + api.status_name(status) + ": " + api.status_string(status);
+}
 
 }  // namespace hal_nvidia

@@ -1,14 +1,18 @@
-// HAL_OP_MATMUL and HAL_OP_GEMM through cuBLAS: gemm_plan decides the call, this file makes it.
+// HAL_OP_MATMUL and HAL_OP_GEMM through cuBLAS (and cuBLASLt for a GEMM plus bias vector): gemm_plan
+// decides the call, this file makes it.
 #include <cstdint>
 #include <string>
 
 #include "adapter_state.h"
 #include "blas_context.h"
+#include "blas_types.h"
 #include "cublas_library.h"
+#include "cublaslt_library.h"
 #include "cuda_status.h"
 #include "gemm_plan.h"
 #include "kernels/op_call.h"
 #include "kernels/scale_into.h"
+#include "lt_bias_gemm.h"
 
 namespace hal_nvidia {
 namespace {
@@ -16,25 +20,6 @@ namespace {
 // Scratch memory per stream for cuBLAS's kernels, the sizes PyTorch gives cuBLAS by default: Hopper and
 // newer GEMM kernels use more than earlier ones.
 uint64_t workspace_bytes(const DeviceState& d) { return d.cc_major >= 9 ? (uint64_t{32} << 20) : (uint64_t{8} << 20); }
-
-cudaDataType_t cuda_type(GemmType t) {
-  switch (t) {
-    case GemmType::F16: return CUDA_R_16F;
-    case GemmType::BF16: return CUDA_R_16BF;
-    case GemmType::F64: return CUDA_R_64F;
-    default: return CUDA_R_32F;
-  }
-}
-
-hal_status_t status_of_cublas(int status) {
-  switch (status) {
-    case kCublasAllocFailed: return HAL_STATUS_OUT_OF_DEVICE_MEMORY;
-    case kCublasNotSupported:
-    case kCublasArchMismatch: return HAL_STATUS_NOT_SUPPORTED;
-    case kCublasInvalidValue: return HAL_STATUS_INVALID_ARGUMENT;
-    default: return HAL_STATUS_DEVICE_ERROR;
-  }
-}
 
 hal_status_t run_cublas(const CublasApi& api, cublasHandle_t handle, const GemmPlan& p) {
   // Accumulation in FP32 for every float type up to 32 bits, without TF32 (cuBLAS's default math mode),
@@ -52,6 +37,17 @@ hal_status_t run_cublas(const CublasApi& api, cublasHandle_t handle, const GemmP
       static_cast<int>(p.batch), f64 ? kCublasCompute64F : kCublasCompute32F, kCublasGemmDefault);
   if (status == kCublasSuccess) return HAL_STATUS_SUCCESS;
   return fail(status_of_cublas(status), cublas_error(api, "cublasGemmStridedBatchedEx", status));
+}
+
+// The bias through cuBLASLt's epilogue, one kernel. NOT_SUPPORTED (nothing queued, no message) where
+// cuBLASLt is missing or declines the problem.
+hal_status_t try_lt_bias_gemm(BlasContext::Lease& lease, const GemmPlan& plan, cudaStream_t stream) {
+  const CublasLtApi* lt = cublas_lt(nullptr);
+  if (!lt) return HAL_STATUS_NOT_SUPPORTED;
+  cublasLtHandle_t handle = lease.cublas_lt(*lt);
+  if (!handle) return HAL_STATUS_NOT_SUPPORTED;
+  return run_lt_bias_gemm(*lt, handle, lease.lt_bias_gemms(), plan, lease.workspace(), lease.workspace_bytes(),
+                          stream);
 }
 
 }  // namespace
@@ -79,16 +75,18 @@ hal_status_t launch_gemm(const OpCall& call) {
   if (!api) return fail(HAL_STATUS_NOT_SUPPORTED, why);
   DeviceState& device = device_state(call.device);
   BlasContext::Lease lease;
-  if (hal_status_t s = device.blas.acquire(*api, call.device, workspace_bytes(device), call.stream, &lease);
-      s != HAL_STATUS_SUCCESS) {
-    return s;
+  device.blas.acquire(call.device, workspace_bytes(device), call.stream, &lease);
+  if (plan.bias) {
+    if (hal_status_t s = try_lt_bias_gemm(lease, plan, call.stream); s != HAL_STATUS_NOT_SUPPORTED) return s;
   }
+  cublasHandle_t handle = nullptr;
+  if (hal_status_t s = lease.cublas(*api, &handle); s != HAL_STATUS_SUCCESS) return s;
   // cuBLAS adds beta * C in place, so a c that is not the output is first copied into it (with its
   // broadcast strides: an addmm bias) on the same stream.
   if (plan.c && !plan.c_is_out) {
     if (hal_status_t s = scale_into(out, plan.c, 1.0, call.stream); s != HAL_STATUS_SUCCESS) return s;
   }
-  return run_cublas(*api, lease.handle(), plan);
+  return run_cublas(*api, handle, plan);
 }
 
 }  // namespace hal_nvidia

@@ -99,11 +99,29 @@ bool fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
 
 char* element0(const hal_tensor_t& t) { return static_cast<char*>(t.data) + t.byte_offset; }
 
+// cuBLASLt's BIAS epilogue adds a packed vector with one value per row of cuBLAS's column-major D to every
+// column of D. A row-major out[M, N] is computed as the column-major out^T (N x M), whose rows are out's
+// columns: so a c broadcast over out's rows (strides [0, 1]: one value per column n, addmm's 1-D bias
+// expanded to out's shape) is exactly that vector, of length N = cuBLAS's m. With beta == 1 the epilogue
+// then gives out = alpha a b + c, rounded once from FP32 like the two-kernel path. Taken under the
+// conditions ATen's addmm takes cuBLASLt's epilogue on CUDA (gemm_and_bias): beta 1, a 2-D contiguous
+// output, float, half or bfloat16 (FP64 stays on the cuBLAS path), and K, N > 1 (cuBLASLt's heuristic
+// rejects a b with a single row or column).
+bool is_bias_epilogue(const GemmPlan& plan, const Matrix& out, bool out_row_major, int64_t ld_out) {
+  const hal_tensor_t* c = plan.c;
+  if (!c || plan.c_is_out || plan.beta != 1.0 || plan.batch != 1 || out.t->ndim != 2) return false;
+  if (plan.type == GemmType::F64 || plan.k <= 1 || out.cols <= 1) return false;
+  const bool contiguous_out = out_row_major && ld_out == out.cols;
+  const bool row_broadcast = (c->strides[0] == 0 || out.rows == 1) && c->strides[1] == 1;
+  return contiguous_out && row_broadcast;
+}
+
 }  // namespace
 
 hal_status_t plan_gemm(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
                        int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars, GemmPlan* plan,
                        std::string* why) {
+  *plan = GemmPlan{};
   const bool gemm = op == HAL_OP_GEMM;
   if (num_outputs != 1 || num_inputs != (gemm ? 3 : 2) || (gemm && num_scalars < 2)) {
     *why = "expects inputs a, b" + std::string(gemm ? ", c and scalars alpha, beta" : "") + " and one output";
@@ -189,6 +207,7 @@ hal_status_t plan_gemm(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inpu
     *why = "has a dimension or leading dimension beyond cuBLAS's 32-bit range";
     return HAL_STATUS_NOT_SUPPORTED;
   }
+  if (is_bias_epilogue(*plan, out, lo.row_major, lo.ld)) plan->bias = element0(*c);
   return HAL_STATUS_SUCCESS;
 }
 

@@ -29,9 +29,14 @@ struct GemmPlan {
   const hal_tensor_t* c = nullptr;        // c to add (beta != 0), or nullptr
   bool c_is_out = false;                  // c is the output itself: cuBLAS reads it in place
   bool empty = false;                     // M, N or B is 0: nothing to compute
+  // c's first element when c is a bias vector that cuBLASLt's BIAS epilogue can add in the GEMM itself
+  // (addmm's 1-D bias, see plan_gemm), else nullptr. c stays set either way: the two-kernel path that
+  // copies c into the output first is the fallback when cuBLASLt declines.
+  const void* bias = nullptr;
 };
 
-// Fills `plan` for HAL_OP_MATMUL or HAL_OP_GEMM. Returns SUCCESS, NOT_SUPPORTED (dtype or layout this path
+// Fills `plan` for HAL_OP_MATMUL or HAL_OP_GEMM (on SUCCESS, the fields above; `bias` only where the
+// epilogue computes exactly what the two-kernel path would). Returns SUCCESS, NOT_SUPPORTED (dtype or layout this path
 // does not take) or INVALID_ARGUMENT (inconsistent shapes), with the reason in `why`.
 hal_status_t plan_gemm(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
                        int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars, GemmPlan* plan,
