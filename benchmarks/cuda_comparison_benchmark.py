@@ -154,9 +154,13 @@ def model_cases():
     yield "transformer block training step (AdamW)", None, transformer_step
 
 
+ONLY: list[str] = []  # --only: case names containing one of these (all cases when empty)
+
+
 def all_cases(quick: bool):
     nbytes = (32 if quick else 256) * MiB
-    return list(copy_cases(nbytes)) + list(kernel_cases(nbytes)) + list(model_cases())
+    cases = list(copy_cases(nbytes)) + list(kernel_cases(nbytes)) + list(model_cases())
+    return [c for c in cases if not ONLY or any(part in c[0] for part in ONLY)]
 
 
 def time_cases(device, quick: bool, label: str):
@@ -177,6 +181,7 @@ def cuda_times(quick: bool):
     """The cuda side, from a child process without torch_hal (see the module docstring)."""
     env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0")
     cmd = [sys.executable, __file__, "--cuda-worker"] + (["--quick"] if quick else [])
+    cmd += [arg for part in ONLY for arg in ("--only", part)]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     sys.stderr.write(out.stderr)
     if out.returncode != 0:
@@ -216,8 +221,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="32 MiB copies and fewer repeats")
     parser.add_argument("--markdown", help="also write the table, with the GPU and the date, to this file")
+    parser.add_argument("--only", action="append", default=[], metavar="TEXT",
+                        help="run only the cases whose name contains TEXT (repeatable)")
     parser.add_argument("--cuda-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    ONLY.extend(args.only)
     if args.cuda_worker:
         print(json.dumps(time_cases(torch.device("cuda", 0), args.quick, "cuda")))
         return
