@@ -15,7 +15,7 @@ bool with_alpha(hal_op_t op, const at::Tensor& out, const at::Tensor& a, const a
                 const c10::Scalar& alpha, at::Tensor* allocated = nullptr) {
   auto iter = make_iterator(Form::Binary, out, {&a, &b});
   at::native::alpha_check(iter.common_dtype(), alpha);
-  if (!launch_elementwise(iter, op, {alpha})) return false;
+  if (!launch_elementwise(iter, op, {alpha}, Promotion::ToCommonDtype)) return false;
   if (allocated) *allocated = iter.output();
   return true;
 }

@@ -2,6 +2,10 @@
 
 namespace torch_hal::native {
 
+Promotion promotion_of(Form form) {
+  return form == Form::Unary || form == Form::UnaryAnyOut ? Promotion::None : Promotion::ToCommonDtype;
+}
+
 at::TensorIterator make_iterator(Form form, const at::Tensor& out, std::initializer_list<const at::Tensor*> inputs) {
   // Borrowing builds, as ATen's structured kernels use: the iterator refers to the caller's tensors instead
   // of holding references of its own, which saves a reference-count round trip per operand (each of which
@@ -35,14 +39,14 @@ std::optional<at::Tensor> run_functional(hal_op_t op, Form form, std::initialize
                                          std::initializer_list<c10::Scalar> scalars) {
   at::Tensor out;
   auto iter = make_iterator(form, out, inputs);
-  if (!launch_elementwise(iter, op, scalars)) return std::nullopt;
+  if (!launch_elementwise(iter, op, scalars, promotion_of(form))) return std::nullopt;
   return iter.output();
 }
 
 bool run_into(hal_op_t op, Form form, const at::Tensor& out, std::initializer_list<const at::Tensor*> inputs,
               std::initializer_list<c10::Scalar> scalars) {
   auto iter = make_iterator(form, out, inputs);  // the iterator resizes and writes `out` itself
-  return launch_elementwise(iter, op, scalars);
+  return launch_elementwise(iter, op, scalars, promotion_of(form));
 }
 
 }  // namespace torch_hal::native

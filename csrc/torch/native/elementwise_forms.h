@@ -26,6 +26,9 @@ enum class Form {
   Promoting,    // any number of inputs promoted to a common dtype, cast to the output (clamp, addcmul, lerp)
 };
 
+// Whether the iterator of `form` promotes its inputs to a common dtype.
+Promotion promotion_of(Form form);
+
 // ATen's iterator of `form` over `inputs`, writing `out` (undefined: allocated by the iterator). The
 // iterator borrows `out` and the inputs: they must outlive it.
 at::TensorIterator make_iterator(Form form, const at::Tensor& out, std::initializer_list<const at::Tensor*> inputs);

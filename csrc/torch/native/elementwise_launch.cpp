@@ -57,24 +57,18 @@ at::Tensor in_dtype(const at::Tensor& t, at::ScalarType type, bool copy_values) 
   return result;
 }
 
-// The iterator's common dtype, when it computed one. TensorIteratorBase::maybe_common_dtype() is newer than
-// PyTorch 2.11; the member it reads has existed throughout, and a derived class may name it.
-struct CommonDtype : at::TensorIteratorBase {
-  static std::optional<at::ScalarType> of(const at::TensorIteratorBase& iter) {
-    const at::ScalarType type = iter.*(&CommonDtype::common_dtype_);
-    return type == at::ScalarType::Undefined ? std::nullopt : std::optional<at::ScalarType>(type);
-  }
-};
-
 }  // namespace
 
-bool launch_elementwise(at::TensorIteratorBase& iter, hal_op_t op, std::initializer_list<c10::Scalar> op_scalars) {
+bool launch_elementwise(at::TensorIteratorBase& iter, hal_op_t op, std::initializer_list<c10::Scalar> op_scalars,
+                        Promotion promotion) {
   const int ndim = iter.ndim();
   if (ndim > HAL_MAX_DIMS) return false;
   const c10::DeviceIndex device = iter.device(0).index();
   if (!has_native_kernels(device)) return false;
   if (iter.numel() == 0) return true;
-  const std::optional<at::ScalarType> common = CommonDtype::of(iter);
+  // (An iterator without promotion also has a "common dtype": its first input's, which means nothing here.)
+  const std::optional<at::ScalarType> common =
+      promotion == Promotion::ToCommonDtype ? std::optional<at::ScalarType>(iter.common_dtype()) : std::nullopt;
 
   // TensorIterator orders dimensions fastest first; the ABI is row-major (last dimension fastest).
   int64_t sizes[HAL_MAX_DIMS];

@@ -102,19 +102,19 @@ bool clamp_into(const at::Tensor& out, at::Tensor* functional, const at::Tensor&
       // TensorIterator gives a non-CPU kernel one CPU scalar at most, so two Python-number bounds take two
       // passes: clamp_min, then clamp_max over its result (the same values, NaN kept, max winning).
       iter.emplace(make_iterator(Form::Promoting, target, {&self, &l}));
-      if (!launch_elementwise(*iter, HAL_OP_CLAMP_MIN)) return false;
+      if (!launch_elementwise(*iter, HAL_OP_CLAMP_MIN, {}, Promotion::ToCommonDtype)) return false;
       at::Tensor first = iter->output();
       at::Tensor second = functional != nullptr ? at::Tensor() : first;
       iter.emplace(make_iterator(Form::Promoting, second, {&first, &h}));
-      if (!launch_elementwise(*iter, HAL_OP_CLAMP_MAX)) return false;
+      if (!launch_elementwise(*iter, HAL_OP_CLAMP_MAX, {}, Promotion::ToCommonDtype)) return false;
     } else {
       iter.emplace(make_iterator(Form::Promoting, target, {&self, &l, &h}));
-      if (!launch_elementwise(*iter, HAL_OP_CLAMP)) return false;
+      if (!launch_elementwise(*iter, HAL_OP_CLAMP, {}, Promotion::ToCommonDtype)) return false;
     }
   } else {
     const at::Tensor b = lo.has_value() ? operand(lo) : operand(hi);
     iter.emplace(make_iterator(Form::Promoting, target, {&self, &b}));
-    if (!launch_elementwise(*iter, lo.has_value() ? HAL_OP_CLAMP_MIN : HAL_OP_CLAMP_MAX)) return false;
+    if (!launch_elementwise(*iter, lo.has_value() ? HAL_OP_CLAMP_MIN : HAL_OP_CLAMP_MAX, {}, Promotion::ToCommonDtype)) return false;
   }
   if (functional != nullptr) *functional = iter->output();
   return true;
