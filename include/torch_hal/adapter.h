@@ -154,6 +154,18 @@ typedef struct hal_scalar {
  * aside) is float64, else float32 when any is a floating type (f16, bf16, f32), else int64; each input
  * is converted to it on load and the result converted to the output's dtype on store (bool: != 0).
  * Comparison ops write bool. Scalars marked (s) below are the op's own, after scalar operands.
+ *
+ * MULTI-TENSOR ops (700..799) run one op over G independent GROUPS of tensors in a single launch, as an
+ * optimizer step updates every parameter at once. HAL_OP_FOREACH applies one ELEMENTWISE op (of arity
+ * 1..3), whose id is scalars[0] (an int), to each group: outputs are G tensors; inputs are G * arity,
+ * group-major (inputs[g * arity + k] is operand k of group g). Within a group every tensor operand has
+ * outputs[g]'s shape, and the inner op's conventions apply (scalar operands, compute type). outputs[g] may
+ * be the very same tensor as an input of group g (in place); it never overlaps any other operand of any
+ * group. Scalars differ from the general rule: after scalars[0] come, group by group, that group's scalar
+ * operands' values (in input order) followed by the inner op's own scalars, so each group carries its own
+ * values (one per tensor). Groups of zero elements are skipped. A launch with any group the adapter cannot
+ * run (e.g. non-contiguous, or dtypes it does not mix) is NOT_SUPPORTED as a whole, with no side effect:
+ * the caller then runs the op one tensor at a time.
  */
 #define HAL_MAX_DIMS 12
 typedef int32_t hal_op_t;
@@ -252,7 +264,10 @@ enum {
                                integer or bool out: integers in [from, to), `to` taken modulo 2^64 */
   HAL_OP_NORMAL = 601,      /* outputs out; (s) mean, std, seed, offset */
   HAL_OP_BERNOULLI = 602,   /* inputs p (out's shape, or a scalar operand); outputs out; (s) seed, offset */
-  HAL_OP_RANDPERM = 603     /* outputs out [n] int64; (s) seed, offset */
+  HAL_OP_RANDPERM = 603,    /* outputs out [n] int64; (s) seed, offset */
+
+  /* multi-tensor (see MULTI-TENSOR above) */
+  HAL_OP_FOREACH = 700      /* (s) inner elementwise op id, then each group's scalars */
 };
 
 /* ---------------------------------------------------------------------------------------------- */

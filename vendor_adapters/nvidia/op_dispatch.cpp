@@ -26,6 +26,7 @@ Family family_of(hal_op_t op) {
   if (op >= 500 && op < 600) return launch_indexing;
   if (op >= 600 && op < 700) return launch_random;
   if (op == HAL_OP_MATMUL || op == HAL_OP_GEMM) return launch_gemm;
+  if (op >= 700 && op < 800) return launch_multi_tensor;
   return nullptr;
 }
 

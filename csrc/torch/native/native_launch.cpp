@@ -119,8 +119,18 @@ KernelArgs& KernelArgs::raw_output(void* data, at::ScalarType type, at::IntArray
 }
 
 KernelArgs& KernelArgs::scalar_input(const c10::Scalar& value, at::ScalarType as) {
+  if (value.isComplex() || !hal_dtype_of(as).has_value()) {
+    representable_ = false;
+    inputs_.push_back(hal_tensor_t{});
+    return *this;
+  }
+  operand_scalars_.push_back(scalar_value(value));
+  return scalar_input_slot(as);
+}
+
+KernelArgs& KernelArgs::scalar_input_slot(at::ScalarType as) {
   const auto dtype = hal_dtype_of(as);
-  if (!dtype.has_value() || value.isComplex()) {
+  if (!dtype.has_value()) {
     representable_ = false;
     inputs_.push_back(hal_tensor_t{});
     return *this;
@@ -130,7 +140,6 @@ KernelArgs& KernelArgs::scalar_input(const c10::Scalar& value, at::ScalarType as
   h.ndim = 0;
   h.dtype = *dtype;
   inputs_.push_back(h);
-  operand_scalars_.push_back(scalar_value(value));
   return *this;
 }
 

@@ -36,6 +36,9 @@ class KernelArgs {
   KernelArgs& raw_output(void* data, at::ScalarType type, at::IntArrayRef sizes, at::IntArrayRef strides);
   // A scalar operand (data NULL, ndim 0) standing for a value of type `as`.
   KernelArgs& scalar_input(const c10::Scalar& value, at::ScalarType as);
+  // The same for ops that place scalar operands' values among their own scalars (HAL_OP_FOREACH: each
+  // group's values follow the inner op id): the caller passes the value with scalar(), where the op says.
+  KernelArgs& scalar_input_slot(at::ScalarType as);
   // Optional tensors not passed, outputs not wanted.
   KernelArgs& absent_input();
   KernelArgs& absent_output();

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "kernels/elementwise_ops.cuh"
+#include "kernels/elementwise_scalars.cuh"
 #include "kernels/elementwise_vectorized.h"
 #include "kernels/launch_config.cuh"
 #include "kernels/op_call.h"
@@ -35,25 +36,6 @@ Compute compute_type(const hal_tensor_t* inputs, int num_inputs, const hal_tenso
   for (int k = 0; k < num_inputs; ++k) visit(dtype_of(inputs[k].dtype));
   if (dtype_of(out.dtype) != DType::Bool) visit(dtype_of(out.dtype));
   return any_double ? Compute::F64 : any_float ? Compute::F32 : Compute::I64;
-}
-
-// A hal_scalar_t in the compute type T.
-template <class T>
-T scalar_as(const hal_scalar_t& s) {
-  switch (s.kind) {
-    case 0: return static_cast<T>(s.value.f);
-    case 1: return static_cast<T>(s.value.i);
-    default: return static_cast<T>(s.value.b ? 1 : 0);
-  }
-}
-
-// A scalar operand's value: first the dtype it stands for (integers truncate, bool is "not zero"), then
-// the compute type. Floating scalars are not rounded to f16/bf16: PyTorch computes with them in float.
-template <class T>
-T scalar_operand_as(const hal_scalar_t& s, DType stands_for) {
-  if (stands_for == DType::Bool) return static_cast<T>((s.kind == 0 ? s.value.f != 0 : scalar_as<int64_t>(s) != 0) ? 1 : 0);
-  if (!is_floating(stands_for)) return static_cast<T>(s.kind == 0 ? static_cast<int64_t>(s.value.f) : scalar_as<int64_t>(s));
-  return scalar_as<T>(s);
 }
 
 // The iteration of one launch: shape and operand strides after dropping size-1 dimensions and merging
@@ -147,15 +129,7 @@ hal_status_t run_generic(const OpCall& call, int32_t op, const Iteration& it, in
       values[k] = scalar_operand_as<T>(call.scalars[next++], dtype_of(call.inputs[k].dtype));
     }
   }
-  Params<T> params;
-  if (ew::op_info(op).own_scalars > 0) {
-    const hal_scalar_t& s = call.scalars[next];
-    if (op == HAL_OP_DIV || op == HAL_OP_GELU || op == HAL_OP_GELU_BACKWARD) {
-      params.mode = static_cast<int32_t>(scalar_as<int64_t>(s));
-    } else {
-      params.s0 = scalar_as<T>(s);
-    }
-  }
+  const Params<T> params = params_of<T>(op, call.scalars + next);
   switch (arity) {
     case 1: return launch_generic<T, 1>(call, op, it, values, is_scalar, params);
     case 2: return launch_generic<T, 2>(call, op, it, values, is_scalar, params);
@@ -378,15 +352,8 @@ hal_status_t launch_elementwise(const OpCall& call) {
       eligible = dtype_of(t.dtype) == want && is_contiguous(t);
       v.in[k] = element0(t);
     }
-    if (eligible && info.own_scalars > 0) {
-      const hal_scalar_t& s = call.scalars[next];
-      if (op == HAL_OP_DIV || op == HAL_OP_GELU || op == HAL_OP_GELU_BACKWARD) {
-        v.params.mode = static_cast<int32_t>(scalar_as<int64_t>(s));
-      } else {
-        v.params.s0 = scalar_as<float>(s);
-      }
-    }
     if (eligible) {
+      v.params = params_of<float>(op, call.scalars + next);
       const hal_status_t st = ew::launch_vectorized(v);
       if (st != HAL_STATUS_NOT_SUPPORTED) return st;
     }

@@ -29,6 +29,7 @@ HAL_NVIDIA_WEAK_FAMILY(launch_embedding, "embedding")
 HAL_NVIDIA_WEAK_FAMILY(launch_indexing, "indexing")
 HAL_NVIDIA_WEAK_FAMILY(launch_random, "random")
 HAL_NVIDIA_WEAK_FAMILY(launch_gemm, "GEMM")
+HAL_NVIDIA_WEAK_FAMILY(launch_multi_tensor, "multi-tensor")
 
 #undef HAL_NVIDIA_WEAK_FAMILY
 

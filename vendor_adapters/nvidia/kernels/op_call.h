@@ -39,6 +39,8 @@ hal_status_t launch_indexing(const OpCall& call);
 hal_status_t launch_random(const OpCall& call);
 // MATMUL, GEMM through cuBLAS (gemm.cpp).
 hal_status_t launch_gemm(const OpCall& call);
+// FOREACH: one elementwise op over many groups of tensors in one launch (multi_tensor.cu).
+hal_status_t launch_multi_tensor(const OpCall& call);
 
 // Records the per-thread message that the adapter's get_last_error() returns; returns `status`.
 hal_status_t fail(hal_status_t status, const char* message);
