@@ -75,16 +75,27 @@ def run(fn, lists):
     return lists[0] if out is None else out
 
 
+# Groups one NVIDIA launch holds (kernels/multi_tensor.cu): a list of G tensors takes ceil(G / 32) launches.
+GROUPS_PER_LAUNCH = 32
+
+
 def dispatched(fn):
-    """Runs fn under the profiler; returns its result and the names of the ops it dispatched."""
+    """Runs fn under the profiler; returns its result, the names of the aten ops it dispatched, and the number
+    of kernel launches the profiler saw (CUDA runtime calls, which it records for the adapter too)."""
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         result = fn()
-    return result, {e.name for e in prof.events()}
+    events = [e.name for e in prof.events()]
+    return result, {n for n in events if not n.startswith("cuda")}, events.count("cudaLaunchKernel")
 
 
 def other_ops(names):
     """Ops dispatched beneath the foreach op other than allocations: the per-tensor path's."""
     return {n for n in names if not n.startswith("aten::_foreach_")} - ALLOCATIONS
+
+
+def assert_fast_route(names, launches, groups):
+    assert not other_ops(names), f"the per-tensor path ran: {sorted(other_ops(names))}"
+    assert launches <= -(-groups // GROUPS_PER_LAUNCH), f"{launches} kernel launches for {groups} tensors"
 
 
 def assert_close_lists(actual, expected, dtype):
@@ -109,9 +120,9 @@ def test_overload_runs_as_one_native_launch(nvidia_device, strict, case, arity, 
     cpu_lists = lists_for(case, arity, dtype)
     hal_lists = [[t.to(nvidia_device) for t in lst] for lst in cpu_lists]
     versions = [t._version for t in hal_lists[0]]
-    result, names = dispatched(lambda: run(fn, hal_lists))
+    result, names, launches = dispatched(lambda: run(fn, hal_lists))
     torch.hal.synchronize(nvidia_device)
-    assert not other_ops(names), f"the per-tensor path ran: {sorted(other_ops(names))}"
+    assert_fast_route(names, launches, len(hal_lists[0]))
     expected = run(fn, cpu_lists)
     assert_close_lists(result, expected, dtype)
     if "_." in case or case.endswith("_"):  # in place: each tensor's version bumped once, as on the CPU
@@ -126,8 +137,8 @@ def test_more_groups_than_one_launch_holds(nvidia_device, strict, dtype):
         _, arity, fn = CASE_BY_NAME[case]
         cpu_lists = lists_for(case, arity, dtype, shapes)
         hal_lists = [[t.to(nvidia_device) for t in lst] for lst in cpu_lists]
-        result, names = dispatched(lambda: run(fn, hal_lists))
-        assert not other_ops(names), case
+        result, names, launches = dispatched(lambda: run(fn, hal_lists))
+        assert_fast_route(names, launches, len(hal_lists[0]))
         assert_close_lists(result, run(fn, cpu_lists), dtype)
 
 
@@ -136,8 +147,8 @@ def test_dense_permuted_tensors_take_the_fast_route(nvidia_device, strict):
     hal = [torch.randn(6, 5).to(nvidia_device).t(), torch.randn(2, 3, 4).to(nvidia_device).permute(2, 0, 1)]
     cpu = [t.cpu() for t in hal]
     assert not any(t.is_contiguous() for t in hal)
-    out, names = dispatched(lambda: torch._foreach_add(hal, hal, alpha=2.0))
-    assert not other_ops(names)
+    out, names, launches = dispatched(lambda: torch._foreach_add(hal, hal, alpha=2.0))
+    assert_fast_route(names, launches, len(hal))
     assert [t.stride() for t in out] == [t.stride() for t in hal]
     assert_close_lists(out, torch._foreach_add(cpu, cpu, alpha=2.0), torch.float32)
 
@@ -168,7 +179,7 @@ def test_refused_lists_take_the_per_tensor_path(nvidia_device, strict, case, fn,
     values = [torch.randn(8, 10, generator=g), torch.randn(5, generator=g), torch.randn(3, 4, generator=g),
               torch.randn(4, 3, generator=g), torch.arange(12, dtype=torch.int64).reshape(3, 4)]
     hal_lists, cpu_lists = build(nvidia_device, values), build(torch.device("cpu"), values)
-    result, names = dispatched(lambda: run(fn, hal_lists))
+    result, names, _ = dispatched(lambda: run(fn, hal_lists))
     assert other_ops(names), "expected the per-tensor path"
     expected = run(fn, cpu_lists)
     assert len(result) == len(expected)
@@ -225,7 +236,7 @@ def test_adamw_foreach_step_matches_cpu(nvidia_device, strict):
     cpu_params = [torch.randn(s, generator=g).requires_grad_() for s in shapes]
     grads = [[torch.randn(s, generator=g) for s in shapes] for _ in range(3)]
     hal_params = [p.detach().to(nvidia_device).requires_grad_() for p in cpu_params]
-    _, names = dispatched(lambda: adamw_steps(hal_params, [[x.to(nvidia_device) for x in gs] for gs in grads]))
+    _, names, _ = dispatched(lambda: adamw_steps(hal_params, [[x.to(nvidia_device) for x in gs] for gs in grads]))
     adamw_steps(cpu_params, grads)
     # The step's per-tensor ops on hal would be these (the CPU's step counters only add).
     assert not names & {"aten::mul_", "aten::lerp_", "aten::addcmul_", "aten::sqrt", "aten::div_", "aten::addcdiv_"}
