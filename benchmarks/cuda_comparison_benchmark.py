@@ -189,12 +189,18 @@ def cuda_times(quick: bool):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def run(quick: bool):
+def run(quick: bool, rounds: int):
+    """Per case, the best of `rounds` alternating rounds (hal, then the cuda worker, then hal again...): the
+    two sides cannot share a process, and alternating whole rounds lets a slow moment of the machine (its
+    timings drift by 10-20% over a minute) land on both sides rather than on one."""
     hal = nvidia_hal_device()
     if hal is None or not torch.cuda.is_available():
         sys.exit("this benchmark needs an NVIDIA GPU as a hal device and torch.cuda on the same machine")
-    hal_times = time_cases(hal, quick, "hal")
-    reference = cuda_times(quick)
+    hal_rounds, cuda_rounds = [], []
+    for _ in range(rounds):
+        hal_rounds.append(time_cases(hal, quick, "hal"))
+        cuda_rounds.append(cuda_times(quick))
+    hal_times, reference = [min(ts) for ts in zip(*hal_rounds)], [min(ts) for ts in zip(*cuda_rounds)]
     rows = [(name, work, t_hal, t_cuda)
             for (name, work, _), t_hal, t_cuda in zip(all_cases(quick), hal_times, reference)]
     return hal, rows
@@ -221,6 +227,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="32 MiB copies and fewer repeats")
     parser.add_argument("--markdown", help="also write the table, with the GPU and the date, to this file")
+    parser.add_argument("--rounds", type=int, default=2, help="alternating hal/cuda rounds; the best counts")
     parser.add_argument("--only", action="append", default=[], metavar="TEXT",
                         help="run only the cases whose name contains TEXT (repeatable)")
     parser.add_argument("--cuda-worker", action="store_true", help=argparse.SUPPRESS)
@@ -229,12 +236,12 @@ def main():
     if args.cuda_worker:
         print(json.dumps(time_cases(torch.device("cuda", 0), args.quick, "cuda")))
         return
-    hal, rows = run(args.quick)
+    hal, rows = run(args.quick, max(1, args.rounds))
     import torch_hal
     props = torch.hal.get_device_properties(hal)
     header = (f"{props.name} as {hal} (torch_hal {torch_hal.__version__}) vs cuda:0, PyTorch {torch.__version__}, "
               f"Python {platform.python_version()}, {datetime.date.today().isoformat()}")
-    text = header + "\n\n" + table(rows)
+    text = header + f" (best of {max(1, args.rounds)} alternating rounds)\n\n" + table(rows)
     print(text)
     if args.markdown:
         Path(args.markdown).write_text(text + "\n")
