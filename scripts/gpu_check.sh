@@ -21,10 +21,14 @@ for s in $steps; do
       rm -rf build/cmake-* build/current  # a clean build: no object file of an earlier one is reused
       step build "$PYTHON" -m pip install --no-deps --no-build-isolation -e . ;;
     info) step info "$PYTHON" -m torch_hal info ;;
-    # The conformance and GPU suites run over every device (the GPU is hal:0); tests/python assumes the host
-    # reference device is hal:0 (as on CI), so it runs with only that device visible.
+    # The conformance and GPU suites run over every device (the GPU is hal:0). tests/python is CI's suite:
+    # it assumes the host reference device is hal:0, and its subprocesses load plugins and extra host
+    # devices, so it runs with the GPU hidden from CUDA (the NVIDIA adapter then reports no device, as on
+    # CI), except its tests of torch.cuda beside hal, which need the GPU.
     pytest_devices) step pytest_devices "$PYTHON" -m pytest tests/conformance tests/gpu -q ;;
-    pytest_host) step pytest_host env HAL_VISIBLE_DEVICES=host:0 "$PYTHON" -m pytest tests/python -q ;;
+    pytest_host)
+      step pytest_host env CUDA_VISIBLE_DEVICES= "$PYTHON" -m pytest tests/python -q
+      step pytest_host_cuda "$PYTHON" -m pytest tests/python -q -k "cuda" ;;
     memcheck)
       if command -v compute-sanitizer >/dev/null; then
         step memcheck compute-sanitizer --tool memcheck --error-exitcode 1 --target-processes all \

@@ -141,7 +141,7 @@ def test_autoload_through_torch_backends_entry_point():
     assert out.returncode == 0, out.stderr
     cuda_build = torch.version.cuda is not None or torch.version.hip is not None
     first = "not registered" if cuda_build else "hal:0"
-    assert out.stdout.split() == [first, "hal:0"]
+    assert out.stdout.splitlines() == [first, "hal:0"]
 
 
 def test_cuda_autograd_untouched_by_plain_import_torch():
