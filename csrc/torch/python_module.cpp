@@ -68,7 +68,11 @@ py::list adapters_list() {
 
 py::list snapshot_list() {
   py::list out;
-  for (const auto& seg : call_core([] { return hal::memory_snapshot(); })) {
+  const auto segments = [] {
+    GilReleasedAroundCoreLock unlocked;  // see without_gil below
+    return call_core([] { return hal::memory_snapshot(); });
+  }();
+  for (const auto& seg : segments) {
     py::dict s;
     s["device"] = seg.device;
     s["address"] = seg.address;
@@ -118,6 +122,8 @@ PYBIND11_MODULE(_C, m) {
   });
   m.def("abi_version", [] { return std::to_string(HAL_ABI_VERSION_MAJOR) + "." + std::to_string(HAL_ABI_VERSION_MINOR); });
 
+  const auto without_gil = py::call_guard<GilReleasedAroundCoreLock>();  // python_backend.h
+
   // devices
   m.def("device_type_id", [] { return static_cast<int>(kHal); });
   m.def("device_count", [] { return device_count(); });
@@ -136,11 +142,11 @@ PYBIND11_MODULE(_C, m) {
       hal::throw_on_failure(d.table(), d.table().get_memory_info(d.local_index, &free_bytes, &total_bytes),
                             "get_memory_info");
     });
-    return py::make_tuple(free_bytes, total_bytes);
-  });
+    return std::make_tuple(free_bytes, total_bytes);
+  }, without_gil);
 
   // streams (torch.Stream / torch.Event carry the rest through the device guard)
-  m.def("synchronize", [](int index) { call_core([&] { hal::synchronize_device(index); }); });
+  m.def("synchronize", [](int index) { call_core([&] { hal::synchronize_device(index); }); }, without_gil);
   m.def("current_stream_id", [](int index) { return call_core([&] { return hal::current_stream(index); }); });
   m.def("set_current_stream", [](int index, int64_t id) {
     call_core([&] {
@@ -149,20 +155,25 @@ PYBIND11_MODULE(_C, m) {
     });
   });
 
-  // memory
+  // memory. These take the caching allocator's lock or wait for a device's streams. A thread holding that
+  // lock may be calling a Python backend (torch_hal.custom_device), which needs the GIL: holding the GIL
+  // while waiting here would deadlock, so they release it while Python backends exist (results become
+  // Python objects afterwards, with the GIL).
   m.def("memory_stats", [](int index) {
     device(static_cast<c10::DeviceIndex>(index));
     return call_core([&] { return hal::memory_stats(index); });
-  });
-  m.def("reset_peak_memory_stats", [](int index) { call_core([&] { hal::reset_peak_stats(index); }); });
-  m.def("reset_accumulated_memory_stats", [](int index) { call_core([&] { hal::reset_accumulated_stats(index); }); });
-  m.def("empty_cache", [] { call_core([] { hal::empty_cache(); }); });
+  }, without_gil);
+  m.def("reset_peak_memory_stats", [](int index) { call_core([&] { hal::reset_peak_stats(index); }); }, without_gil);
+  m.def("reset_accumulated_memory_stats", [](int index) { call_core([&] { hal::reset_accumulated_stats(index); }); },
+        without_gil);
+  m.def("empty_cache", [] { call_core([] { hal::empty_cache(); }); }, without_gil);
   m.def("set_memory_fraction", [](double fraction, int index) {
     TORCH_CHECK_VALUE(fraction > 0.0 && fraction <= 1.0, "memory fraction must be in (0, 1], got ", fraction);
     device(static_cast<c10::DeviceIndex>(index));
     call_core([&] { hal::set_memory_fraction(index, fraction); });
-  });
-  m.def("get_memory_fraction", [](int index) { return call_core([&] { return hal::memory_fraction(index); }); });
+  }, without_gil);
+  m.def("get_memory_fraction", [](int index) { return call_core([&] { return hal::memory_fraction(index); }); },
+        without_gil);
   m.def("memory_snapshot", &snapshot_list);
   m.def("record_memory_history", [](bool enabled) {
     hal::set_context_recorder(enabled ? &python_stack_context : nullptr);
