@@ -99,27 +99,17 @@ HAL_EW_MATH1(exp2)
 HAL_EW_MATH1(fabs)
 #undef HAL_EW_MATH1
 
-template <class T>
-__device__ __forceinline__ T m_pow(T a, T b) {
-  if constexpr (std::is_same_v<T, float>) return ::powf(a, b);
-  else return ::pow(a, b);
-}
-template <class T>
-__device__ __forceinline__ T m_fmod(T a, T b) {
-  if constexpr (std::is_same_v<T, float>) return ::fmodf(a, b);
-  else return ::fmod(a, b);
-}
-template <class T>
-__device__ __forceinline__ T m_atan2(T a, T b) {
-  if constexpr (std::is_same_v<T, float>) return ::atan2f(a, b);
-  else return ::atan2(a, b);
-}
-
-template <class T>
-__device__ __forceinline__ T m_copysign(T a, T b) {
-  if constexpr (std::is_same_v<T, float>) return ::copysignf(a, b);
-  else return ::copysign(a, b);
-}
+#define HAL_EW_MATH2(name)                                          \
+  template <class T>                                                \
+  __device__ __forceinline__ T m_##name(T a, T b) {                 \
+    if constexpr (std::is_same_v<T, float>) return ::name##f(a, b); \
+    else return ::name(a, b);                                       \
+  }
+HAL_EW_MATH2(pow)
+HAL_EW_MATH2(fmod)
+HAL_EW_MATH2(atan2)
+HAL_EW_MATH2(copysign)
+#undef HAL_EW_MATH2
 
 template <class T>
 __device__ __forceinline__ bool is_nan(T v) {

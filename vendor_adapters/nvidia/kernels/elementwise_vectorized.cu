@@ -5,6 +5,7 @@
 #include <cuda_fp16.h>
 
 #include "kernels/elementwise_vectorized.h"
+#include "kernels/family_support.cuh"
 #include "kernels/launch_config.cuh"
 
 namespace hal_nvidia::ew {
@@ -12,24 +13,6 @@ namespace {
 
 constexpr int kThreads = 256;
 
-template <class S>
-__device__ __forceinline__ float to_float(S v) {
-  if constexpr (std::is_same_v<S, float>) return v;
-  else if constexpr (std::is_same_v<S, __half>) return __half2float(v);
-  else return __bfloat162float(v);
-}
-template <class S>
-__device__ __forceinline__ S from_float(float v) {
-  if constexpr (std::is_same_v<S, float>) return v;
-  else if constexpr (std::is_same_v<S, __half>) return __float2half_rn(v);
-  else return __float2bfloat16_rn(v);
-}
-
-template <class S>
-struct alignas(16) Pack {
-  static constexpr int kSize = 16 / sizeof(S);
-  S v[kSize];
-};
 // WHERE's condition: one bool byte per element of a pack.
 template <int N>
 struct alignas(N) BoolPack {
@@ -59,7 +42,7 @@ __global__ void __launch_bounds__(kThreads) vectorized_kernel(int64_t n, S* out,
       } else if (in.ptr[k] != nullptr) {
         const Pack<S> a = static_cast<const Pack<S>*>(in.ptr[k])[i];
 #pragma unroll
-        for (int j = 0; j < V; ++j) x[k][j] = to_float(a.v[j]);
+        for (int j = 0; j < V; ++j) x[k][j] = to_acc<float>(a.v[j]);
       } else {
 #pragma unroll
         for (int j = 0; j < V; ++j) x[k][j] = in.value[k];
@@ -71,7 +54,7 @@ __global__ void __launch_bounds__(kThreads) vectorized_kernel(int64_t n, S* out,
       float v[kArity];
 #pragma unroll
       for (int k = 0; k < kArity; ++k) v[k] = x[k][j];
-      r.v[j] = from_float<S>(apply_op<OP, float>(v, p));
+      r.v[j] = from_acc<S>(apply_op<OP, float>(v, p));
     }
     reinterpret_cast<Pack<S>*>(out)[i] = r;
   }
@@ -82,10 +65,10 @@ __global__ void __launch_bounds__(kThreads) vectorized_kernel(int64_t n, S* out,
 #pragma unroll
     for (int k = 0; k < kArity; ++k) {
       if (OP == HAL_OP_WHERE && k == 0) v[k] = static_cast<const uint8_t*>(in.ptr[0])[t] ? 1.f : 0.f;
-      else if (in.ptr[k] != nullptr) v[k] = to_float(static_cast<const S*>(in.ptr[k])[t]);
+      else if (in.ptr[k] != nullptr) v[k] = to_acc<float>(static_cast<const S*>(in.ptr[k])[t]);
       else v[k] = in.value[k];
     }
-    out[t] = from_float<S>(apply_op<OP, float>(v, p));
+    out[t] = from_acc<S>(apply_op<OP, float>(v, p));
   }
 }
 

@@ -1,6 +1,6 @@
-// Small helpers shared by the NVIDIA kernel families outside the elementwise/reduction ones: reading the
-// op's scalars by kind, storage-type conversions for templated kernels, warp/block sums, stream-ordered
-// scratch memory, and launch geometry. Additive to tensor_access.cuh (which owns dtype loads/stores).
+// Small helpers shared by the NVIDIA kernel families: reading the op's scalars by kind, storage-type
+// conversions and 16-byte packs for templated kernels, warp/block sums, stream-ordered scratch memory, and
+// launch geometry. Additive to tensor_access.cuh (which owns dtype loads/stores).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -43,6 +43,13 @@ template <> struct FromAcc<__nv_bfloat16> {
 };
 template <class T, class A>
 __device__ __forceinline__ T from_acc(A v) { return FromAcc<T>::of(v); }
+
+// kSize elements of storage type S in one 16-byte access (vectorized loads and stores).
+template <class S>
+struct alignas(16) Pack {
+  static constexpr int kSize = 16 / static_cast<int>(sizeof(S));
+  S v[kSize];
+};
 
 // Sums over a warp (every lane gets the total) and over a block (thread 0's result is broadcast through
 // shared memory; every thread gets it). `shared` holds at least 32 values. Fixed shapes of reduction,

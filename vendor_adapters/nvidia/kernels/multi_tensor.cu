@@ -51,22 +51,13 @@ struct LaunchArgs {
 };
 static_assert(sizeof(LaunchArgs<double>) <= 4096, "the multi-tensor kernel argument must stay under 4 KiB");
 
-// Elements of storage type S per 16-byte access.
-template <class S>
-constexpr int kVec = 16 / static_cast<int>(sizeof(S));
-
-template <class S>
-struct alignas(16) Pack {
-  S v[kVec<S>];
-};
-
-// Elements [begin, end) of group g with the op's math fixed at compile time: each thread keeps kVec<S>
-// elements in flight, loaded as one 16-byte pack when the group is aligned (begin is a multiple of kChunk,
-// so packs stay aligned), else as kVec<S> coalesced scalar loads. In place is safe: every element is read
-// and written by the same thread.
+// Elements [begin, end) of group g with the op's math fixed at compile time: each thread keeps
+// Pack<S>::kSize elements in flight, loaded as one 16-byte Pack (family_support.cuh) when the group is
+// aligned (begin is a multiple of kChunk, so packs stay aligned), else as that many coalesced scalar loads.
+// In place is safe: every element is read and written by the same thread.
 template <class S, class T, int ARITY, int OP>
 __device__ __forceinline__ void run_chunk(const Group<T>& g, int64_t begin, int64_t end) {
-  constexpr int V = kVec<S>;
+  constexpr int V = Pack<S>::kSize;
   constexpr int64_t kStep = static_cast<int64_t>(kThreads) * V;
   const ew::Params<T> p = g.params;
   S* out = static_cast<S*>(g.out);
