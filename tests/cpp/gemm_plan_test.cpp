@@ -178,6 +178,21 @@ TEST(GemmPlan, EmptyInnerDimensionNeedsNoGemm) {
   EXPECT_EQ(g.p.c, g.c_input());  // out = c, written without cuBLAS
 }
 
+TEST(GemmPlan, EmptyMatricesMayHaveNoMemory) {
+  // The glue passes a tensor without elements with data NULL (it may have no storage at all).
+  Linear l(4, 0, 6);
+  l.x.t.data = nullptr;
+  l.b.t.data = nullptr;
+  Planner g;
+  ASSERT_EQ(g.run(l.x, l.b, l.bias.t, l.out, 1.0, 1.0), HAL_STATUS_SUCCESS);
+  EXPECT_EQ(g.p.k, 0);
+  EXPECT_EQ(g.p.c, g.c_input());
+  // A matrix with elements still needs its memory.
+  Linear m(4, 3, 6);
+  m.x.t.data = nullptr;
+  EXPECT_EQ(g.run(m.x, m.b, m.bias.t, m.out, 1.0, 1.0), HAL_STATUS_NOT_SUPPORTED);
+}
+
 TEST(GemmPlan, DoubleKeepsTheCublasPath) {
   Linear l(4, 8, 6, kF64);
   Planner g;

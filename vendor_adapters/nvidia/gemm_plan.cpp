@@ -14,8 +14,10 @@ struct Matrix {
 };
 
 bool as_matrix(const hal_tensor_t& t, Matrix* m) {
-  if (t.data == nullptr || (t.ndim != 2 && t.ndim != 3)) return false;
+  if (t.ndim != 2 && t.ndim != 3) return false;
   const int b = t.ndim - 2;
+  // A matrix without elements may have no memory at all (data NULL): a K == 0 product reads neither a nor b.
+  if (t.data == nullptr && t.shape[0] * t.shape[1] * (b ? t.shape[2] : 1) != 0) return false;
   m->t = &t;
   m->batch = b ? t.shape[0] : 1;
   m->batch_stride = b ? t.strides[0] : 0;

@@ -3,7 +3,6 @@
 // checked here with ATen's messages; the adapter receives row-major views whose matrices have a unit
 // stride in one of their two dims (anything else is made contiguous first).
 #include <ATen/ops/empty.h>
-#include <ATen/ops/mul.h>
 #include <torch/library.h>
 
 #include "native/native_first.h"
@@ -35,17 +34,6 @@ bool gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const
   const at::Tensor ra = blas_readable(a), rb = blas_readable(b);
   const bool use_c = c.defined() && !(beta.isIntegral(true) ? beta.toLong() == 0 : beta.toDouble() == 0.0);
   const at::Tensor rc = use_c ? (c.sizes() == out.sizes() ? c : c.expand(out.sizes())) : at::Tensor();
-  if (a.size(-1) == 0) {
-    // An empty sum: out = beta * c (or zeros), with elementwise ops; the matrices, with a dimension of size
-    // 0, may have strides no BLAS accepts.
-    if (use_c) {
-      at::Tensor target = out;  // (mul_out takes a mutable reference)
-      at::mul_out(target, rc, beta);
-    } else {
-      out.zero_();
-    }
-    return true;
-  }
   KernelArgs args;
   args.input(ra).input(rb);
   if (use_c) {
