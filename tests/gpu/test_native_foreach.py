@@ -79,13 +79,22 @@ def run(fn, lists):
 GROUPS_PER_LAUNCH = 32
 
 
+# How the profiler names a kernel launch: the runtime's call (torch.cuda) and the driver's (the adapter's
+# kernels/kernel_launch.h launches through the driver; the runtime's call remains its fallback).
+LAUNCH_EVENTS = ("cudaLaunchKernel", "cuLaunchKernel")
+
+
 def dispatched(fn):
     """Runs fn under the profiler; returns its result, the names of the aten ops it dispatched, and the number
-    of kernel launches the profiler saw (CUDA runtime calls, which it records for the adapter too)."""
+    of kernel launches the profiler saw (CUDA API calls, which it records for the adapter too)."""
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         result = fn()
     events = [e.name for e in prof.events()]
-    return result, {n for n in events if not n.startswith("cuda")}, events.count("cudaLaunchKernel")
+    # No CUDA API event at all: the profiler could not attach to CUDA (compute-sanitizer holds CUPTI), so
+    # the number of launches is unknown (None) rather than 0.
+    seen_cuda = any(n.startswith("cu") for n in events)
+    launches = sum(events.count(name) for name in LAUNCH_EVENTS) if seen_cuda else None
+    return result, {n for n in events if not n.startswith("cu")}, launches
 
 
 def other_ops(names):
@@ -95,7 +104,10 @@ def other_ops(names):
 
 def assert_fast_route(names, launches, groups):
     assert not other_ops(names), f"the per-tensor path ran: {sorted(other_ops(names))}"
-    assert launches <= -(-groups // GROUPS_PER_LAUNCH), f"{launches} kernel launches for {groups} tensors"
+    if launches is None:
+        return
+    # At least one: a launch the profiler did not see would otherwise pass as a fused one.
+    assert 1 <= launches <= -(-groups // GROUPS_PER_LAUNCH), f"{launches} kernel launches for {groups} tensors"
 
 
 def assert_close_lists(actual, expected, dtype):

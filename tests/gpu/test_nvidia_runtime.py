@@ -5,6 +5,7 @@ included). Everything here skips cleanly without an NVIDIA hal device, except th
 when built, explains why it is unavailable on a machine without an NVIDIA GPU.
 """
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -145,6 +146,27 @@ def test_event_orders_two_streams(device):
     assert ready.query() and end.query()
     assert torch.equal(final.cpu(), src.cpu())
     assert start.elapsed_time(end) > 0
+
+
+def test_kernels_launch_from_threads_new_to_cuda(device):
+    """The adapter launches kernels through the driver (kernels/kernel_launch.h). A thread that has made no
+    CUDA call yet has no current context for the driver; its launches must still run, and correctly."""
+    results, errors = [], []
+
+    def work():
+        try:
+            x = torch.arange(1000, device=device, dtype=torch.float32)
+            results.append((x * 2 + 1).relu().sum().item())  # sum of the first 1000 odd numbers: 1000 ** 2
+        except Exception as error:  # noqa: BLE001 (reported by the assertion below)
+            errors.append(error)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not errors, errors
+    assert results == [1000.0 ** 2] * 4
 
 
 def test_stream_priorities_and_query(device):

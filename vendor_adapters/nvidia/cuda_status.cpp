@@ -48,11 +48,9 @@ hal_status_t cuda_fail(cudaError_t error, const std::string& what, hal_status_t 
               what + ": " + cudaGetErrorName(error) + ": " + cudaGetErrorString(error));
 }
 
-hal_status_t check_launch(const char* kernel_name) {
-  const cudaError_t error = cudaGetLastError();
-  if (error == cudaSuccess) return HAL_STATUS_SUCCESS;
-  // A launch error is never the caller's argument mistake: report it as the device's.
-  const hal_status_t status = cuda_fail(error, std::string("launching ") + kernel_name);
+hal_status_t queue_failure(cudaError_t error, const std::string& what) {
+  // The adapter checked the arguments before queueing anything: report the failure as the device's.
+  const hal_status_t status = cuda_fail(error, what);
   return status == HAL_STATUS_INVALID_ARGUMENT ? HAL_STATUS_DEVICE_ERROR : status;
 }
 

@@ -8,7 +8,7 @@
 #include <new>
 #include <string>
 
-#include "kernels/op_call.h"  // hal_nvidia::fail and check_launch, declared for the kernel families
+#include "kernels/op_call.h"  // hal_nvidia::fail, declared for the kernel families
 
 namespace hal_nvidia {
 
@@ -23,9 +23,13 @@ hal_status_t status_of(cudaError_t error, hal_status_t out_of_memory = HAL_STATU
 
 // Records "<what>: cudaErrorName: description" and returns the matching status. It also clears the
 // runtime's own per-thread error (cudaGetLastError) unless the error is sticky, so that a failure reported
-// here is not reported a second time by the next check_launch() on this thread.
+// here is not reported a second time by a later call on this thread.
 hal_status_t cuda_fail(cudaError_t error, const std::string& what,
                        hal_status_t out_of_memory = HAL_STATUS_OUT_OF_DEVICE_MEMORY);
+
+// A kernel launch, memset or memcpy that failed to queue: cuda_fail(), except that an invalid argument is
+// reported as a device error (a launch error is never the caller's argument mistake).
+hal_status_t queue_failure(cudaError_t error, const std::string& what);
 
 // SUCCESS for cudaSuccess, otherwise cuda_fail(). For the common "call, then return on error" pattern.
 inline hal_status_t check(cudaError_t error, const char* what) {

@@ -66,7 +66,7 @@ hal_status_t launch_gemm(const OpCall& call) {
   // K == 0: a b is all zeros, so out = beta c (or 0), without cuBLAS.
   if (plan.k == 0) {
     if (plan.c_is_out && plan.beta == 1.0) return HAL_STATUS_SUCCESS;
-    return scale_into(out, plan.c, plan.beta, call.stream);
+    return scale_into(out, plan.c, plan.beta, call.device, call.stream);
   }
 
   // What can refuse (NOT_SUPPORTED must leave no trace) comes before the first write to `out`; only
@@ -84,7 +84,7 @@ hal_status_t launch_gemm(const OpCall& call) {
   // cuBLAS adds beta * C in place, so a c that is not the output is first copied into it (with its
   // broadcast strides: an addmm bias) on the same stream.
   if (plan.c && !plan.c_is_out) {
-    if (hal_status_t s = scale_into(out, plan.c, 1.0, call.stream); s != HAL_STATUS_SUCCESS) return s;
+    if (hal_status_t s = scale_into(out, plan.c, 1.0, call.device, call.stream); s != HAL_STATUS_SUCCESS) return s;
   }
   return run_cublas(*api, handle, plan);
 }

@@ -15,7 +15,7 @@ namespace {
 
 // SUCCESS, NOT_READY (without touching the thread's error message: not ready is an answer), or an error.
 // The runtime may still record cudaErrorNotReady as the thread's last error; it is cleared so that the next
-// check_launch() does not take it for a failed launch.
+// runtime call does not report it again.
 hal_status_t not_ready() {
   (void)cudaGetLastError();
   return HAL_STATUS_NOT_READY;

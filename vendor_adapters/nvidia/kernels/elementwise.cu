@@ -8,9 +8,11 @@
 
 #include <cstring>
 
+#include "cuda_status.h"
 #include "kernels/elementwise_ops.cuh"
 #include "kernels/elementwise_scalars.cuh"
 #include "kernels/elementwise_vectorized.h"
+#include "kernels/kernel_launch.h"
 #include "kernels/launch_config.cuh"
 #include "kernels/op_call.h"
 #include "kernels/tensor_access.cuh"
@@ -110,11 +112,11 @@ hal_status_t launch_generic(const OpCall& call, int32_t op, const Iteration& it,
   a.op = op;
   const unsigned grid = grid_for(it.numel, kThreads, call.device);
   if (it.numel < (int64_t{1} << 31)) {
-    generic_kernel<T, NIN, false><<<grid, kThreads, 0, call.stream>>>(it.numel, a);
-  } else {
-    generic_kernel<T, NIN, true><<<grid, kThreads, 0, call.stream>>>(it.numel, a);
+    return launch_kernel<generic_kernel<T, NIN, false>>("elementwise", call.device, grid, kThreads, 0, call.stream,
+                                                        it.numel, a);
   }
-  return check_launch("elementwise");
+  return launch_kernel<generic_kernel<T, NIN, true>>("elementwise", call.device, grid, kThreads, 0, call.stream,
+                                                     it.numel, a);
 }
 
 // Scalars of the launch in the compute type, then the generic kernel of the op's arity.
@@ -194,10 +196,8 @@ hal_status_t run_fill(const OpCall& call, Iteration& it) {
     bool uniform_bytes = true;  // every byte of the pattern equal: one memset
     for (int b = 1; b < size; ++b) uniform_bytes &= ((bits >> (8 * b)) & 0xFF) == (bits & 0xFF);
     if (uniform_bytes) {
-      if (cudaMemsetAsync(out.base, static_cast<int>(bits & 0xFF), bytes, call.stream) != cudaSuccess) {
-        return check_launch("fill (memset)");
-      }
-      return HAL_STATUS_SUCCESS;
+      const cudaError_t e = cudaMemsetAsync(out.base, static_cast<int>(bits & 0xFF), bytes, call.stream);
+      return e == cudaSuccess ? HAL_STATUS_SUCCESS : queue_failure(e, "fill (memset)");
     }
     if (reinterpret_cast<uintptr_t>(out.base) % 16 == 0) {
       uint64_t word[2];
@@ -206,9 +206,9 @@ hal_status_t run_fill(const OpCall& call, Iteration& it) {
       std::memcpy(&pattern, word, 16);
       const int64_t words = bytes / 16;
       if (words > 0) {
-        fill_words_kernel<<<grid_for(words, kThreads, call.device), kThreads, 0, call.stream>>>(
-            reinterpret_cast<uint4*>(out.base), words, pattern);
-        const hal_status_t st = check_launch("fill");
+        const hal_status_t st =
+            launch_kernel<fill_words_kernel>("fill", call.device, grid_for(words, kThreads, call.device, kUncapped),
+                                             kThreads, 0, call.stream, reinterpret_cast<uint4*>(out.base), words, pattern);
         if (st != HAL_STATUS_SUCCESS) return st;
       }
       const int64_t done = words * 16 / size;
@@ -223,11 +223,11 @@ hal_status_t run_fill(const OpCall& call, Iteration& it) {
   }
   const unsigned grid = grid_for(it.numel, kThreads, call.device);
   if (it.numel < (int64_t{1} << 31)) {
-    fill_strided_kernel<false><<<grid, kThreads, 0, call.stream>>>(it.numel, it.shape, it.ops[0], bits);
-  } else {
-    fill_strided_kernel<true><<<grid, kThreads, 0, call.stream>>>(it.numel, it.shape, it.ops[0], bits);
+    return launch_kernel<fill_strided_kernel<false>>("fill", call.device, grid, kThreads, 0, call.stream, it.numel,
+                                                     it.shape, it.ops[0], bits);
   }
-  return check_launch("fill");
+  return launch_kernel<fill_strided_kernel<true>>("fill", call.device, grid, kThreads, 0, call.stream, it.numel,
+                                                  it.shape, it.ops[0], bits);
 }
 
 // ---- ARANGE: out[i] = start + i * step in the output's compute type ----------------------------------
@@ -243,8 +243,8 @@ __global__ void __launch_bounds__(kThreads) arange_kernel(int64_t n, Operand out
 template <class T>
 hal_status_t run_arange(const OpCall& call, const Operand& out, int64_t n) {
   const T start = scalar_as<T>(call.scalars[0]), step = scalar_as<T>(call.scalars[1]);
-  arange_kernel<T><<<grid_for(n, kThreads, call.device), kThreads, 0, call.stream>>>(n, out, start, step);
-  return check_launch("arange");
+  return launch_kernel<arange_kernel<T>>("arange", call.device, grid_for(n, kThreads, call.device), kThreads, 0,
+                                         call.stream, n, out, start, step);
 }
 
 bool valid_operand(const hal_tensor_t& t, const hal_tensor_t& out) {
@@ -324,11 +324,9 @@ hal_status_t launch_elementwise(const OpCall& call) {
   if (op == HAL_OP_COPY && it.ops[0].dtype == it.ops[1].dtype && is_contiguous(out) &&
       !is_scalar_operand(call.inputs[0]) && is_contiguous(call.inputs[0])) {
     if (it.ops[0].base == it.ops[1].base) return HAL_STATUS_SUCCESS;
-    if (cudaMemcpyAsync(it.ops[0].base, it.ops[1].base, n * it.ops[0].elem_size, cudaMemcpyDeviceToDevice,
-                        call.stream) != cudaSuccess) {
-      return check_launch("copy (memcpy)");
-    }
-    return HAL_STATUS_SUCCESS;
+    const cudaError_t e = cudaMemcpyAsync(it.ops[0].base, it.ops[1].base, n * it.ops[0].elem_size,
+                                          cudaMemcpyDeviceToDevice, call.stream);
+    return e == cudaSuccess ? HAL_STATUS_SUCCESS : queue_failure(e, "copy (memcpy)");
   }
 
   // The vectorized path: every tensor operand contiguous and of the output's floating dtype.

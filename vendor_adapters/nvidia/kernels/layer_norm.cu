@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "kernels/family_support.cuh"
+#include "kernels/kernel_launch.h"
 
 namespace hal_nvidia {
 namespace {
@@ -186,10 +187,10 @@ hal_status_t forward(const OpCall& call, int64_t M, int64_t N) {
   Acc* mean = call.num_outputs > 1 && !is_absent(out[1]) ? reinterpret_cast<Acc*>(element0(out[1])) : nullptr;
   Acc* rstd = call.num_outputs > 2 && !is_absent(out[2]) ? reinterpret_cast<Acc*>(element0(out[2])) : nullptr;
   const Acc eps = static_cast<Acc>(scalar_as_double(op_scalar(call, 0)));
-  layer_norm_forward<T, Acc><<<grid_for(M, 1), threads_for_row(N), 0, call.stream>>>(
+  return launch_kernel<layer_norm_forward<T, Acc>>(
+      "layer_norm_forward", call.device, grid_for(M, 1), threads_for_row(N), 0, call.stream,
       reinterpret_cast<const T*>(element0(call.inputs[0])), vec_of(call.inputs[1]), vec_of(call.inputs[2]),
       reinterpret_cast<T*>(element0(out[0])), mean, rstd, M, N, eps);
-  return check_launch("layer_norm_forward");
 }
 
 template <class T>
@@ -213,9 +214,12 @@ hal_status_t backward(const OpCall& call, int64_t M, int64_t N) {
   const Acc* mean = reinterpret_cast<const Acc*>(element0(call.inputs[2]));
   const Acc* rstd = reinterpret_cast<const Acc*>(element0(call.inputs[3]));
   if (!is_absent(dx)) {
-    layer_norm_backward_dx<T, Acc><<<grid_for(M, 1), threads_for_row(N), 0, call.stream>>>(
-        dy, x, mean, rstd, vec_of(call.inputs[4]), operand_of(dx), M, N);
-    if (hal_status_t s = check_launch("layer_norm_backward_dx"); s != HAL_STATUS_SUCCESS) return s;
+    if (hal_status_t s = launch_kernel<layer_norm_backward_dx<T, Acc>>(
+            "layer_norm_backward_dx", call.device, grid_for(M, 1), threads_for_row(N), 0, call.stream, dy, x, mean,
+            rstd, vec_of(call.inputs[4]), operand_of(dx), M, N);
+        s != HAL_STATUS_SUCCESS) {
+      return s;
+    }
   }
   const bool want_w = !is_absent(dw), want_b = !is_absent(db);
   if (!want_w && !want_b) return HAL_STATUS_SUCCESS;
@@ -231,12 +235,15 @@ hal_status_t backward(const OpCall& call, int64_t M, int64_t N) {
   Acc* partial_w = want_w ? scratch.as<Acc>() : nullptr;
   Acc* partial_b = want_b ? scratch.as<Acc>() + (want_w ? chunks * N : 0) : nullptr;
   const dim3 grid(static_cast<unsigned>(column_tiles), static_cast<unsigned>(chunks));
-  layer_norm_backward_partials<T, Acc><<<grid, dim3(kColumnTile, kRowLanes), 0, call.stream>>>(
-      dy, x, mean, rstd, partial_w, partial_b, M, N, rows_per_chunk);
-  if (hal_status_t s = check_launch("layer_norm_backward_partials"); s != HAL_STATUS_SUCCESS) return s;
-  layer_norm_backward_columns<Acc><<<grid_for(N, 256), 256, 0, call.stream>>>(partial_w, partial_b, vec_of(dw),
-                                                                              vec_of(db), chunks, N);
-  return check_launch("layer_norm_backward_columns");
+  if (hal_status_t s = launch_kernel<layer_norm_backward_partials<T, Acc>>(
+          "layer_norm_backward_partials", call.device, grid, dim3(kColumnTile, kRowLanes), 0, call.stream, dy, x, mean,
+          rstd, partial_w, partial_b, M, N, rows_per_chunk);
+      s != HAL_STATUS_SUCCESS) {
+    return s;
+  }
+  return launch_kernel<layer_norm_backward_columns<Acc>>("layer_norm_backward_columns", call.device, grid_for(N, 256),
+                                                         256, 0, call.stream, partial_w, partial_b, vec_of(dw),
+                                                         vec_of(db), chunks, N);
 }
 
 }  // namespace

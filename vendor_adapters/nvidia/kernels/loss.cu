@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "kernels/family_support.cuh"
+#include "kernels/kernel_launch.h"
 
 namespace hal_nvidia {
 namespace {
@@ -147,14 +148,16 @@ hal_status_t forward(const OpCall& call, Problem& p, int64_t reduction) {
   if (reduction == kNone) {
     if (p.N > 0) {
       const int64_t out_stride = loss.ndim == 1 ? loss.strides[0] : 0;
-      nll_loss_none<Acc><<<grid_for(p.N, 256), 256, 0, call.stream>>>(p, out_stride);
-      if (hal_status_t s = check_launch("nll_loss_none"); s != HAL_STATUS_SUCCESS) return s;
+      if (hal_status_t s = launch_kernel<nll_loss_none<Acc>>("nll_loss_none", call.device, grid_for(p.N, 256), 256, 0,
+                                                             call.stream, p, out_stride);
+          s != HAL_STATUS_SUCCESS) {
+        return s;
+      }
     }
-    store_zero<<<1, 1, 0, call.stream>>>(total_weight);
-    return check_launch("nll_loss total_weight");
+    return launch_kernel<store_zero>("nll_loss total_weight", call.device, 1, 1, 0, call.stream, total_weight);
   }
-  nll_loss_reduce<Acc><<<1, 1024, 0, call.stream>>>(p, total_weight, reduction == kMean);
-  return check_launch("nll_loss_reduce");
+  return launch_kernel<nll_loss_reduce<Acc>>("nll_loss_reduce", call.device, 1, 1024, 0, call.stream, p, total_weight,
+                                             reduction == kMean);
 }
 
 template <class Acc>
@@ -170,10 +173,9 @@ hal_status_t backward(const OpCall& call, Problem& p, int64_t reduction) {
   p.out = operand_of(grad);
   const int64_t row_stride = grad.ndim == 2 ? grad.strides[0] : 0;
   const int64_t class_stride = grad.strides[grad.ndim - 1];
-  nll_loss_backward_kernel<Acc><<<grid_for(p.N * p.C, 256), 256, 0, call.stream>>>(
-      p, operand_of(grad_loss), grad_stride, reduction == kMean ? operand_of(total_weight) : Operand(), reduction,
-      row_stride, class_stride);
-  return check_launch("nll_loss_backward");
+  return launch_kernel<nll_loss_backward_kernel<Acc>>(
+      "nll_loss_backward", call.device, grid_for(p.N * p.C, 256), 256, 0, call.stream, p, operand_of(grad_loss),
+      grad_stride, reduction == kMean ? operand_of(total_weight) : Operand(), reduction, row_stride, class_stride);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "kernels/elementwise_ops.cuh"
 #include "kernels/elementwise_scalars.cuh"
 #include "kernels/family_support.cuh"
+#include "kernels/kernel_launch.h"
 #include "kernels/op_call.h"
 #include "kernels/tensor_access.cuh"
 
@@ -174,8 +175,8 @@ bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 
 template <class S, class T, int ARITY>
 hal_status_t launch_groups(const OpCall& call, LaunchArgs<T>& a, int64_t blocks) {
-  multi_tensor_kernel<S, T, ARITY><<<static_cast<unsigned>(blocks), kThreads, 0, call.stream>>>(a);
-  return check_launch("foreach");
+  return launch_kernel<multi_tensor_kernel<S, T, ARITY>>("foreach", call.device, static_cast<unsigned>(blocks),
+                                                         kThreads, 0, call.stream, a);
 }
 
 // Reads and checks every group (refusing before anything runs), then launches them kMaxGroups at a time.

@@ -44,7 +44,5 @@ hal_status_t launch_multi_tensor(const OpCall& call);
 
 // Records the per-thread message that the adapter's get_last_error() returns; returns `status`.
 hal_status_t fail(hal_status_t status, const char* message);
-// After a kernel launch: turns cudaGetLastError() into DEVICE_ERROR with the CUDA error name.
-hal_status_t check_launch(const char* kernel_name);
 
 }  // namespace hal_nvidia

@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "kernels/family_support.cuh"
+#include "kernels/kernel_launch.h"
 
 namespace hal_nvidia {
 namespace {
@@ -227,26 +228,38 @@ hal_status_t randperm(const OpCall& call) {
   StreamScratch scratch(call.stream, static_cast<size_t>(padded) * sizeof(uint64_t));
   if (!scratch.ok()) return fail(HAL_STATUS_OUT_OF_DEVICE_MEMORY, "randperm: no scratch memory");
   uint64_t* keys = scratch.as<uint64_t>();
-  randperm_keys<<<grid_for(padded, kThreads), kThreads, 0, call.stream>>>(keys, n, padded, index_bits, ctr);
-  if (hal_status_t s = check_launch("randperm_keys"); s != HAL_STATUS_SUCCESS) return s;
+  if (hal_status_t s = launch_kernel<randperm_keys>("randperm_keys", call.device, grid_for(padded, kThreads), kThreads,
+                                                    0, call.stream, keys, n, padded, index_bits, ctr);
+      s != HAL_STATUS_SUCCESS) {
+    return s;
+  }
   if (padded > 1) {
     const int64_t tile = padded < kTile ? padded : kTile;
     const unsigned tiles = static_cast<unsigned>(padded / tile);
     const unsigned tile_threads = static_cast<unsigned>(tile / 2);
-    bitonic_shared<<<tiles, tile_threads, 0, call.stream>>>(keys, tile, 0, true);
-    if (hal_status_t s = check_launch("bitonic_shared"); s != HAL_STATUS_SUCCESS) return s;
+    if (hal_status_t s = launch_kernel<bitonic_shared>("bitonic_shared", call.device, tiles, tile_threads, 0,
+                                                       call.stream, keys, tile, 0, true);
+        s != HAL_STATUS_SUCCESS) {
+      return s;
+    }
     for (int64_t k = 2 * tile; k <= padded; k <<= 1) {
       for (int64_t j = k >> 1; j >= tile; j >>= 1) {
-        bitonic_global<<<grid_for(padded / 2, kThreads), kThreads, 0, call.stream>>>(keys, padded, k, j);
-        if (hal_status_t s = check_launch("bitonic_global"); s != HAL_STATUS_SUCCESS) return s;
+        if (hal_status_t s =
+                launch_kernel<bitonic_global>("bitonic_global", call.device, grid_for(padded / 2, kThreads), kThreads,
+                                              0, call.stream, keys, padded, k, j);
+            s != HAL_STATUS_SUCCESS) {
+          return s;
+        }
       }
-      bitonic_shared<<<tiles, tile_threads, 0, call.stream>>>(keys, tile, k, false);
-      if (hal_status_t s = check_launch("bitonic_shared"); s != HAL_STATUS_SUCCESS) return s;
+      if (hal_status_t s = launch_kernel<bitonic_shared>("bitonic_shared", call.device, tiles, tile_threads, 0,
+                                                         call.stream, keys, tile, k, false);
+          s != HAL_STATUS_SUCCESS) {
+        return s;
+      }
     }
   }
-  randperm_positions<<<grid_for(n, kThreads), kThreads, 0, call.stream>>>(keys, operand_of(out), out.strides[0], n,
-                                                                          index_bits);
-  return check_launch("randperm_positions");
+  return launch_kernel<randperm_positions>("randperm_positions", call.device, grid_for(n, kThreads), kThreads, 0,
+                                           call.stream, keys, operand_of(out), out.strides[0], n, index_bits);
 }
 
 template <class T>
@@ -254,11 +267,11 @@ hal_status_t launch_typed(const OpCall& call, const Operand& out, const Shape& s
                           Counter ctr) {
   const double a = scalar_as_double(op_scalar(call, 0)), b = scalar_as_double(op_scalar(call, 1));
   if (call.op == HAL_OP_UNIFORM) {
-    uniform_floating<T><<<grid_for(n, kThreads), kThreads, 0, call.stream>>>(out, shape, contiguous, n, ctr, a, b);
-    return check_launch("uniform");
+    return launch_kernel<uniform_floating<T>>("uniform", call.device, grid_for(n, kThreads), kThreads, 0, call.stream,
+                                              out, shape, contiguous, n, ctr, a, b);
   }
-  normal_kernel<T><<<grid_for(n, kThreads), kThreads, 0, call.stream>>>(out, shape, contiguous, n, ctr, a, b);
-  return check_launch("normal");
+  return launch_kernel<normal_kernel<T>>("normal", call.device, grid_for(n, kThreads), kThreads, 0, call.stream, out,
+                                         shape, contiguous, n, ctr, a, b);
 }
 
 }  // namespace
@@ -293,9 +306,9 @@ hal_status_t launch_random(const OpCall& call) {
     }
     if (n == 0) return HAL_STATUS_SUCCESS;
     const double p_value = scalar_p ? scalar_as_double(call.scalars[0]) : 0.0;
-    bernoulli_kernel<<<grid_for(n, kThreads), kThreads, 0, call.stream>>>(
-        out_op, scalar_p ? Operand() : operand_of(p), p_value, shape, contiguous, n, counter_of(call, first));
-    return check_launch("bernoulli");
+    return launch_kernel<bernoulli_kernel>("bernoulli", call.device, grid_for(n, kThreads), kThreads, 0, call.stream,
+                                           out_op, scalar_p ? Operand() : operand_of(p), p_value, shape, contiguous, n,
+                                           counter_of(call, first));
   }
 
   if (call.num_inputs != 0 || !has_scalars(call, 4)) return fail(HAL_STATUS_NOT_SUPPORTED, "random: operands");
@@ -311,8 +324,8 @@ hal_status_t launch_random(const OpCall& call) {
   if (call.op == HAL_OP_NORMAL) return fail(HAL_STATUS_NOT_SUPPORTED, "normal: floating outputs only");
   const int64_t from = scalar_as_int(op_scalar(call, 0));
   const uint64_t range = static_cast<uint64_t>(scalar_as_int(op_scalar(call, 1))) - static_cast<uint64_t>(from);
-  uniform_integer<<<grid_for(n, kThreads), kThreads, 0, call.stream>>>(out_op, shape, contiguous, n, ctr, from, range);
-  return check_launch("uniform_integer");
+  return launch_kernel<uniform_integer>("uniform_integer", call.device, grid_for(n, kThreads), kThreads, 0, call.stream,
+                                        out_op, shape, contiguous, n, ctr, from, range);
 }
 
 }  // namespace hal_nvidia

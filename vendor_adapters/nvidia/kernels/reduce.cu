@@ -16,6 +16,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/kernel_launch.h"
 #include "kernels/launch_config.cuh"
 #include "kernels/op_call.h"
 #include "kernels/tensor_access.cuh"
@@ -271,8 +272,8 @@ hal_status_t run(const OpCall& call, const ReduceArgs& a) {
   }
   const dim3 block(bx, by);
   if (splits == 1) {
-    reduce_kernel<R, T><<<dim3(static_cast<unsigned>(blocks_x), 1), block, 0, call.stream>>>(a, nullptr);
-    return check_launch("reduction");
+    return launch_kernel<reduce_kernel<R, T>>("reduction", call.device, dim3(static_cast<unsigned>(blocks_x), 1), block,
+                                              0, call.stream, a, nullptr);
   }
   Acc* partials = nullptr;
   const size_t bytes = static_cast<size_t>(splits) * static_cast<size_t>(a.outputs) * sizeof(Acc);
@@ -282,13 +283,13 @@ hal_status_t run(const OpCall& call, const ReduceArgs& a) {
     return fail(err == cudaErrorMemoryAllocation ? HAL_STATUS_OUT_OF_DEVICE_MEMORY : HAL_STATUS_DEVICE_ERROR,
                 "reduction: scratch for partial results could not be allocated (cudaMallocAsync)");
   }
-  reduce_kernel<R, T><<<dim3(static_cast<unsigned>(blocks_x), static_cast<unsigned>(splits)), block, 0, call.stream>>>(
-      a, partials);
-  hal_status_t st = check_launch("reduction");
+  hal_status_t st = launch_kernel<reduce_kernel<R, T>>(
+      "reduction", call.device, dim3(static_cast<unsigned>(blocks_x), static_cast<unsigned>(splits)), block, 0,
+      call.stream, a, partials);
   if (st == HAL_STATUS_SUCCESS) {
-    finish_kernel<R, T><<<grid_for(a.outputs, kThreads, call.device), kThreads, 0, call.stream>>>(
-        a, partials, static_cast<int32_t>(splits));
-    st = check_launch("reduction (combine)");
+    st = launch_kernel<finish_kernel<R, T>>("reduction (combine)", call.device,
+                                            grid_for(a.outputs, kThreads, call.device), kThreads, 0, call.stream, a,
+                                            partials, static_cast<int32_t>(splits));
   }
   cudaFreeAsync(partials, call.stream);
   return st;

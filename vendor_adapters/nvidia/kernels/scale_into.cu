@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "kernels/kernel_launch.h"
 #include "scale_into.h"
 #include "tensor_access.cuh"
 
@@ -21,7 +22,8 @@ __global__ void scale_into_kernel(Shape shape, Operand out, Operand src, bool ha
 
 }  // namespace
 
-hal_status_t scale_into(const hal_tensor_t& out, const hal_tensor_t* src, double scale, cudaStream_t stream) {
+hal_status_t scale_into(const hal_tensor_t& out, const hal_tensor_t* src, double scale, int32_t device,
+                        cudaStream_t stream) {
   const int64_t n = numel(out);
   if (n == 0) return HAL_STATUS_SUCCESS;
   const Shape shape = shape_of(out);
@@ -29,14 +31,13 @@ hal_status_t scale_into(const hal_tensor_t& out, const hal_tensor_t* src, double
   const Operand s = src ? operand_of(*src) : Operand{};
   constexpr int kThreads = 256;
   const int64_t blocks = std::min<int64_t>((n + kThreads - 1) / kThreads, 65535);
+  const unsigned grid = static_cast<unsigned>(blocks);
   if (o.dtype == DType::F64) {
-    scale_into_kernel<double><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(shape, o, s, src != nullptr,
-                                                                                    scale, n);
-  } else {
-    scale_into_kernel<float><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-        shape, o, s, src != nullptr, static_cast<float>(scale), n);
+    return launch_kernel<scale_into_kernel<double>>("scale_into_kernel", device, grid, kThreads, 0, stream, shape, o, s,
+                                                    src != nullptr, scale, n);
   }
-  return check_launch("scale_into_kernel");
+  return launch_kernel<scale_into_kernel<float>>("scale_into_kernel", device, grid, kThreads, 0, stream, shape, o, s,
+                                                 src != nullptr, static_cast<float>(scale), n);
 }
 
 }  // namespace hal_nvidia

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "kernels/family_support.cuh"
+#include "kernels/kernel_launch.h"
 
 namespace hal_nvidia {
 namespace {
@@ -121,19 +122,18 @@ hal_status_t run(const OpCall& call, Kind kind, int64_t outer, int64_t size, int
   Out* out = reinterpret_cast<Out*>(element0(call.outputs[0]));
   if (inner == 1 && size <= 1024) {
     constexpr int kThreads = 128;  // 4 rows per block
-    softmax_rows_warp<In, Out, Acc><<<grid_for(outer, kThreads / 32), kThreads, 0, call.stream>>>(kind, a, b, out,
-                                                                                                    outer, size);
-    return check_launch("softmax_rows_warp");
+    return launch_kernel<softmax_rows_warp<In, Out, Acc>>("softmax_rows_warp", call.device,
+                                                          grid_for(outer, kThreads / 32), kThreads, 0, call.stream,
+                                                          kind, a, b, out, outer, size);
   }
   if (inner == 1) {
     const int threads = size >= 8192 ? 1024 : 512;
-    softmax_rows_block<In, Out, Acc><<<grid_for(outer, 1), threads, 0, call.stream>>>(kind, a, b, out, outer, size);
-    return check_launch("softmax_rows_block");
+    return launch_kernel<softmax_rows_block<In, Out, Acc>>("softmax_rows_block", call.device, grid_for(outer, 1),
+                                                           threads, 0, call.stream, kind, a, b, out, outer, size);
   }
   constexpr int kThreads = 256;
-  softmax_columns<In, Out, Acc><<<grid_for(outer * inner, kThreads), kThreads, 0, call.stream>>>(kind, a, b, out,
-                                                                                                   outer, size, inner);
-  return check_launch("softmax_columns");
+  return launch_kernel<softmax_columns<In, Out, Acc>>("softmax_columns", call.device, grid_for(outer * inner, kThreads),
+                                                      kThreads, 0, call.stream, kind, a, b, out, outer, size, inner);
 }
 
 bool same_shape_contiguous(const hal_tensor_t& t, const hal_tensor_t& ref) {
