@@ -1,14 +1,19 @@
 """hal:N on an NVIDIA GPU against torch.cuda on the same GPU, in one run, printed as ratios.
 
-    python benchmarks/cuda_comparison_benchmark.py [--quick] [--markdown benchmarks/RESULTS.md]
+    python benchmarks/cuda_comparison_benchmark.py [--quick] [--rounds N] [--markdown benchmarks/RESULTS.md]
 
-Each case runs the same PyTorch code on the hal device and on cuda. The cuda side runs in a child process
-that never imports torch_hal: once hal is registered it is PyTorch's accelerator, and PyTorch's autograd
-engine then refuses backward passes over cuda tensors in that process (pytorch/pytorch#161129), so the
-training steps could not run on cuda beside hal. "hal/cuda time" below 1 means hal is faster; for
-transfers and large kernels the speed ratio (cuda time / hal time) is printed too. Targets (issue 3): pageable H2D and D2H speed at least
-2.0x torch.cuda's; pinned copies, D2D, elementwise on 256 MiB and matrix products at least 0.95x; `empty`
-and per-op time at most 1.0x; MLP and transformer steps at most 1.05x.
+Each case runs the same PyTorch code on the hal device and on cuda. Cases without autograd run both sides in
+this process, in alternating batches (time_pair), so that both see the same core, clock and moment of the
+machine: on the lent H100 machine the same op differs by up to 40% between two processes, depending on
+where and when each runs. The training steps cannot share a process: once hal is registered it is
+PyTorch's accelerator, and PyTorch's autograd engine then refuses backward passes over cuda tensors in that
+process (pytorch/pytorch#161129). Their cuda side runs in a child process that never imports torch_hal, in
+rounds alternating with hal's. Every case keeps the best of --rounds rounds.
+
+"hal/cuda time" below 1 means hal is faster; for transfers and large kernels the speed ratio (cuda time /
+hal time) is printed too. Targets (issue 3): pageable H2D and D2H speed at least 2.0x torch.cuda's; pinned
+copies, D2D, elementwise on 256 MiB and matrix products at least 0.95x; `empty` and per-op time at most
+1.0x; MLP and transformer steps at most 1.05x.
 """
 import argparse
 import datetime
@@ -19,6 +24,7 @@ import platform
 import subprocess
 import sys
 from pathlib import Path
+from typing import Callable, NamedTuple, Optional
 
 import torch
 
@@ -36,7 +42,8 @@ def load_without_package(name):
 _models = load_without_package("reference_models")
 TinyTransformer, mlp = _models.TinyTransformer, _models.mlp
 training_step, transformer_batch = _models.training_step, _models.transformer_batch
-time_per_call = load_without_package("timing").time_per_call
+_timing = load_without_package("timing")
+time_per_call, time_pair = _timing.time_per_call, _timing.time_pair
 
 MiB = 1 << 20
 
@@ -55,8 +62,14 @@ def syncer(device):
     return lambda: torch.hal.synchronize(device)
 
 
+class Case(NamedTuple):
+    name: str
+    work: Optional[float]  # bytes moved or FLOPs per call, for a rate; None for latency cases
+    make: Callable  # make(device) -> the function to time
+    trains: bool = False  # runs backward: the cuda side must run in a process without torch_hal
+
+
 def copy_cases(nbytes):
-    """(name, bytes moved, make_fn(device) -> fn)."""
     n = nbytes // 4
 
     def h2d_pageable(dev):
@@ -82,11 +95,11 @@ def copy_cases(nbytes):
         dst = torch.empty(n, device=dev)
         return lambda: dst.copy_(src)
 
-    yield "H2D pageable 256 MiB (x.to)", nbytes, h2d_pageable
-    yield "D2H pageable 256 MiB (x.cpu())", nbytes, d2h_pageable
-    yield "H2D pinned 256 MiB", nbytes, h2d_pinned
-    yield "D2H pinned 256 MiB", nbytes, d2h_pinned
-    yield "D2D 256 MiB (read+write)", 2 * nbytes, d2d
+    yield Case("H2D pageable 256 MiB (x.to)", nbytes, h2d_pageable)
+    yield Case("D2H pageable 256 MiB (x.cpu())", nbytes, d2h_pageable)
+    yield Case("H2D pinned 256 MiB", nbytes, h2d_pinned)
+    yield Case("D2H pinned 256 MiB", nbytes, d2h_pinned)
+    yield Case("D2D 256 MiB (read+write)", 2 * nbytes, d2d)
 
 
 def kernel_cases(nbytes):
@@ -114,12 +127,12 @@ def kernel_cases(nbytes):
             return lambda: a @ b
         return make
 
-    yield "empty 4 KiB", None, empty
-    yield "add_ on 16 elements", None, add_small
-    yield "add 256 MiB (2 reads + 1 write)", 3 * nbytes, add_large
-    yield "relu 256 MiB (read + write)", 2 * nbytes, relu_large
-    yield "mm fp32 4096", 2 * 4096 ** 3, mm(torch.float32)
-    yield "mm bf16 4096", 2 * 4096 ** 3, mm(torch.bfloat16)
+    yield Case("empty 4 KiB", None, empty)
+    yield Case("add_ on 16 elements", None, add_small)
+    yield Case("add 256 MiB (2 reads + 1 write)", 3 * nbytes, add_large)
+    yield Case("relu 256 MiB (read + write)", 2 * nbytes, relu_large)
+    yield Case("mm fp32 4096", 2 * 4096 ** 3, mm(torch.float32))
+    yield Case("mm bf16 4096", 2 * 4096 ** 3, mm(torch.bfloat16))
 
 
 def model_cases():
@@ -149,9 +162,9 @@ def model_cases():
         tokens, targets = tokens.to(dev), targets.to(dev)
         return lambda: training_step(model, opt, tokens, targets)
 
-    yield "MLP 784-256-128-10 forward, batch 64", None, mlp_forward
-    yield "MLP training step (AdamW)", None, mlp_step
-    yield "transformer block training step (AdamW)", None, transformer_step
+    yield Case("MLP 784-256-128-10 forward, batch 64", None, mlp_forward)
+    yield Case("MLP training step (AdamW)", None, mlp_step, trains=True)
+    yield Case("transformer block training step (AdamW)", None, transformer_step, trains=True)
 
 
 ONLY: list[str] = []  # --only: case names containing one of these (all cases when empty)
@@ -160,25 +173,31 @@ ONLY: list[str] = []  # --only: case names containing one of these (all cases wh
 def all_cases(quick: bool):
     nbytes = (32 if quick else 256) * MiB
     cases = list(copy_cases(nbytes)) + list(kernel_cases(nbytes)) + list(model_cases())
-    return [c for c in cases if not ONLY or any(part in c[0] for part in ONLY)]
+    return [c for c in cases if not ONLY or any(part in c.name for part in ONLY)]
 
 
-def time_cases(device, quick: bool, label: str):
-    """Seconds per call of every case on `device`, in case order."""
-    cases = all_cases(quick)
-    times = []
-    for i, (name, _, make) in enumerate(cases, 1):
-        print(f"[{label} {i}/{len(cases)}] {name}", file=sys.stderr, flush=True)
-        times.append(time_per_call(make(device), syncer(device), repeats=3 if quick else 9))
-        if device.type == "cuda":
-            torch.cuda.empty_cache()
-        else:
-            torch.hal.empty_cache()
-    return times
+def empty_cache(device):
+    (torch.cuda if device.type == "cuda" else torch.hal).empty_cache()
 
 
-def cuda_times(quick: bool):
-    """The cuda side, from a child process without torch_hal (see the module docstring)."""
+def time_alone(case, device, quick: bool):
+    """Seconds per call of one case on one device."""
+    seconds = time_per_call(case.make(device), syncer(device), repeats=3 if quick else 9)
+    empty_cache(device)
+    return seconds
+
+
+def time_side_by_side(case, hal, cuda, quick: bool):
+    """Seconds per call on hal and on cuda, timed in alternating batches in this process."""
+    t_hal, t_cuda = time_pair(case.make(hal), syncer(hal), case.make(cuda), syncer(cuda),
+                              repeats=3 if quick else 9)
+    empty_cache(hal)
+    empty_cache(cuda)
+    return t_hal, t_cuda
+
+
+def cuda_training_times(quick: bool):
+    """The training cases on cuda, from a child process without torch_hal (see the module docstring)."""
     env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0")
     cmd = [sys.executable, __file__, "--cuda-worker"] + (["--quick"] if quick else [])
     cmd += [arg for part in ONLY for arg in ("--only", part)]
@@ -189,21 +208,32 @@ def cuda_times(quick: bool):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def cuda_worker(quick: bool):
+    """The child process's job: every training case on cuda:0, as JSON seconds per call."""
+    cuda = torch.device("cuda", 0)
+    print(json.dumps([time_alone(c, cuda, quick) for c in all_cases(quick) if c.trains]))
+
+
 def run(quick: bool, rounds: int):
-    """Per case, the best of `rounds` alternating rounds (hal, then the cuda worker, then hal again...): the
-    two sides cannot share a process, and alternating whole rounds lets a slow moment of the machine (its
-    timings drift by 10-20% over a minute) land on both sides rather than on one."""
+    """Per case, the best of `rounds` rounds; within a round, every case in order (see the module docstring
+    for which share a process)."""
     hal = nvidia_hal_device()
     if hal is None or not torch.cuda.is_available():
         sys.exit("this benchmark needs an NVIDIA GPU as a hal device and torch.cuda on the same machine")
-    hal_rounds, cuda_rounds = [], []
-    for _ in range(rounds):
-        hal_rounds.append(time_cases(hal, quick, "hal"))
-        cuda_rounds.append(cuda_times(quick))
-    hal_times, reference = [min(ts) for ts in zip(*hal_rounds)], [min(ts) for ts in zip(*cuda_rounds)]
-    rows = [(name, work, t_hal, t_cuda)
-            for (name, work, _), t_hal, t_cuda in zip(all_cases(quick), hal_times, reference)]
-    return hal, rows
+    cuda = torch.device("cuda", 0)
+    cases = all_cases(quick)
+    best = {c.name: [float("inf"), float("inf")] for c in cases}
+    for r in range(rounds):
+        for i, case in enumerate(cases, 1):
+            print(f"[round {r + 1}/{rounds}, {i}/{len(cases)}] {case.name}", file=sys.stderr, flush=True)
+            times = (time_alone(case, hal, quick), None) if case.trains else time_side_by_side(case, hal, cuda, quick)
+            best[case.name][0] = min(best[case.name][0], times[0])
+            if times[1] is not None:
+                best[case.name][1] = min(best[case.name][1], times[1])
+        if any(c.trains for c in cases):
+            for case, t in zip([c for c in cases if c.trains], cuda_training_times(quick)):
+                best[case.name][1] = min(best[case.name][1], t)
+    return hal, [(c.name, c.work, *best[c.name]) for c in cases]
 
 
 def fmt_rate(work, t, name):
@@ -227,21 +257,21 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="32 MiB copies and fewer repeats")
     parser.add_argument("--markdown", help="also write the table, with the GPU and the date, to this file")
-    parser.add_argument("--rounds", type=int, default=2, help="alternating hal/cuda rounds; the best counts")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of every case; the best counts")
     parser.add_argument("--only", action="append", default=[], metavar="TEXT",
                         help="run only the cases whose name contains TEXT (repeatable)")
     parser.add_argument("--cuda-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     ONLY.extend(args.only)
     if args.cuda_worker:
-        print(json.dumps(time_cases(torch.device("cuda", 0), args.quick, "cuda")))
+        cuda_worker(args.quick)
         return
     hal, rows = run(args.quick, max(1, args.rounds))
     import torch_hal
     props = torch.hal.get_device_properties(hal)
     header = (f"{props.name} as {hal} (torch_hal {torch_hal.__version__}) vs cuda:0, PyTorch {torch.__version__}, "
               f"Python {platform.python_version()}, {datetime.date.today().isoformat()}")
-    text = header + f" (best of {max(1, args.rounds)} alternating rounds)\n\n" + table(rows)
+    text = header + f" (best of {max(1, args.rounds)} rounds)\n\n" + table(rows)
     print(text)
     if args.markdown:
         Path(args.markdown).write_text(text + "\n")
