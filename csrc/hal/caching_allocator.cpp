@@ -126,6 +126,7 @@ class DeviceAllocator {
     stats_.reset_accumulated();
   }
   void snapshot(std::vector<SegmentInfo>& out);
+  Block* allocated_block_containing(const void* ptr);
 
  private:
   // Everything below runs with mutex_ held.
@@ -432,6 +433,19 @@ void DeviceAllocator::snapshot(std::vector<SegmentInfo>& out) {
   }
 }
 
+Block* DeviceAllocator::allocated_block_containing(const void* ptr) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Block probe(device_.index, StreamId{}, 0, const_cast<void*>(ptr), false);
+  auto it = segments_.upper_bound(&probe);  // the first segment that starts after ptr
+  if (it == segments_.begin()) return nullptr;
+  const auto address = reinterpret_cast<uintptr_t>(ptr);
+  for (Block* b = *std::prev(it); b; b = b->next) {
+    const auto start = reinterpret_cast<uintptr_t>(b->ptr);
+    if (address >= start && address < start + b->size) return b->allocated ? b : nullptr;
+  }
+  return nullptr;  // past the end of that segment
+}
+
 DeviceAllocator& allocator_of(int device) { return per_device_state<DeviceAllocator>().get(device); }
 
 }  // namespace
@@ -448,6 +462,14 @@ void free_block(Block* block) {
 
 void record_stream(Block* block, StreamId stream) {
   if (block) allocator_of(block->device).record_stream(block, stream);
+}
+
+Block* allocated_block_containing(const void* ptr) {
+  Block* found = nullptr;
+  per_device_state<DeviceAllocator>().for_each([&](DeviceAllocator& a) {
+    if (!found) found = a.allocated_block_containing(ptr);
+  });
+  return found;
 }
 
 int block_device(const Block* block) { return block->device; }

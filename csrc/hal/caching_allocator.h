@@ -38,6 +38,10 @@ void free_block(Block* block);
 // The block is used on `stream` too: its reuse waits for that stream's work issued so far.
 void record_stream(Block* block, StreamId stream);
 
+// The allocated block whose memory holds `ptr`, on any device, or nullptr. It searches under each device's
+// lock: for the rare frees that come with a pointer but without its block (the glue's raw CPU allocations).
+Block* allocated_block_containing(const void* ptr);
+
 int block_device(const Block* block);
 size_t block_size(const Block* block);
 

@@ -260,6 +260,17 @@ TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&run_on_cpu_kernel>());
 }
 
+// ATen's convolution chooses its implementation by device, and for PrivateUse1 it reaches
+// convolution_overrideable and convolution_backward_overrideable: ops that no CPU kernel implements (CPU
+// tensors never reach them), so the fallback above would have nothing to run there and nn.Conv2d would
+// raise NotImplementedError on hal. The convolution ops above that choice run CPU's instead, by the same
+// path as every op without a hal kernel: in place on host-accessible memory, else the counted fallback.
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  for (const char* name : {"convolution", "_convolution", "convolution_backward"}) {
+    m.impl(name, torch::CppFunction::makeFromBoxedFunction<&run_on_cpu_kernel>());
+  }
+}
+
 void route_structured_functional_ops_to_cpu_kernels() {
   // A structured op's functional form (add, mse_loss, ...) has a CPU kernel of its own, but a backend
   // without one gets CompositeExplicitAutogradNonFunctional: allocate the output from the meta shape, then

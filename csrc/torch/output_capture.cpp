@@ -15,19 +15,42 @@ namespace {
 
 thread_local c10::DeviceIndex tls_capture_device = -1;
 
+// Captured memory keeps its hal block in a header just before the data, so that its DataPtr can have
+// context == data. CPU kernels that take scratch memory through Allocator::raw_allocate (oneDNN's
+// convolutions and bfloat16 matmuls) require that, and later hand back the data pointer alone.
+constexpr size_t kHeaderBytes = 64;  // keeps the CPU allocator's 64-byte alignment of the data
+
+hal::Block* block_of_captured(void* data) {
+  return *reinterpret_cast<hal::Block**>(static_cast<char*>(data) - kHeaderBytes);
+}
+void free_captured(void* data) { free_hal_block(block_of_captured(data)); }
+
+c10::DeleterFnPtr g_cpu_raw_deleter = nullptr;
+
+// Allocator::raw_deallocate's deleter, for raw allocations made inside and outside capture scopes alike:
+// the core says whether the pointer is hal memory (a search, but raw frees are rare).
+void free_raw(void* data) {
+  if (data != nullptr && hal::allocated_block_containing(data) != nullptr) {
+    free_captured(data);
+  } else {
+    g_cpu_raw_deleter(data);
+  }
+}
+
 class RoutingCpuAllocator final : public c10::Allocator {
  public:
-  explicit RoutingCpuAllocator(c10::Allocator* cpu) : cpu_(cpu) {}
+  explicit RoutingCpuAllocator(c10::Allocator* cpu) : cpu_(cpu) { g_cpu_raw_deleter = cpu->raw_deleter(); }
 
   c10::DataPtr allocate(size_t nbytes) override {
     const auto device = tls_capture_device;
     if (device < 0 || nbytes == 0) return cpu_->allocate(nbytes);
     const auto allocation =
-        call_core([&] { return hal::allocate(device, nbytes, hal::current_stream(device)); });
-    return {allocation.ptr, allocation.block, &free_hal_block, c10::Device(c10::DeviceType::CPU)};
+        call_core([&] { return hal::allocate(device, nbytes + kHeaderBytes, hal::current_stream(device)); });
+    *static_cast<hal::Block**>(allocation.ptr) = allocation.block;
+    void* data = static_cast<char*>(allocation.ptr) + kHeaderBytes;
+    return {data, data, &free_captured, c10::Device(c10::DeviceType::CPU)};
   }
-  // raw_allocate() needs context == data, which only the CPU allocator's own pointers satisfy.
-  c10::DeleterFnPtr raw_deleter() const override { return cpu_->raw_deleter(); }
+  c10::DeleterFnPtr raw_deleter() const override { return g_cpu_raw_deleter ? &free_raw : nullptr; }
   void copy_data(void* dest, const void* src, std::size_t count) const override { std::memcpy(dest, src, count); }
 
  private:
@@ -42,14 +65,16 @@ OutputCaptureScope::OutputCaptureScope(c10::DeviceIndex device) : previous_(tls_
 OutputCaptureScope::~OutputCaptureScope() { tls_capture_device = previous_; }
 
 bool holds_captured_memory(const c10::StorageImpl& storage) {
-  return storage.data_ptr().get_deleter() == &free_hal_block && storage.device_type() == c10::DeviceType::CPU;
+  return storage.data_ptr().get_deleter() == &free_captured && storage.device_type() == c10::DeviceType::CPU;
 }
 
 c10::DataPtr take_captured_memory(c10::StorageImpl& storage, c10::DeviceIndex device) {
-  c10::DataPtr memory = storage.set_data_ptr(c10::DataPtr(nullptr, c10::Device(c10::DeviceType::CPU)));
+  c10::DataPtr captured = storage.set_data_ptr(c10::DataPtr(nullptr, c10::Device(c10::DeviceType::CPU)));
   storage.set_nbytes(0);
-  memory.unsafe_set_device(c10::Device(kHal, device));
-  return memory;
+  void* data = captured.get();
+  hal::Block* block = block_of_captured(data);
+  (void)captured.release_context();  // the block now belongs to the hal DataPtr below
+  return {data, block, &free_hal_block, c10::Device(kHal, device)};
 }
 
 at::Tensor adopt_cpu_result(const at::Tensor& result, c10::DeviceIndex device, StorageLinks& links) {

@@ -50,6 +50,20 @@ TEST_F(Allocator, ZeroBytesIsNull) {
   EXPECT_EQ(stat("reserved_bytes.all.current"), 0);
 }
 
+TEST_F(Allocator, AllocatedBlockContainingAPointer) {
+  hal::Allocation a = hal::allocate(0, 1000, 0);
+  hal::Allocation b = hal::allocate(0, 3000, 0);  // split from the same small segment
+  char* pa = static_cast<char*>(a.ptr);
+  EXPECT_EQ(hal::allocated_block_containing(pa), a.block);
+  EXPECT_EQ(hal::allocated_block_containing(pa + 999), a.block);
+  EXPECT_EQ(hal::allocated_block_containing(static_cast<char*>(b.ptr) + 64), b.block);
+  int on_the_stack = 0;
+  EXPECT_EQ(hal::allocated_block_containing(&on_the_stack), nullptr);
+  hal::free_block(a.block);
+  EXPECT_EQ(hal::allocated_block_containing(pa), nullptr);  // free (cached) memory is no allocated block
+  hal::free_block(b.block);
+}
+
 TEST_F(Allocator, RoundingAndSegmentSizes) {
   struct Case {
     size_t request, block, segment;

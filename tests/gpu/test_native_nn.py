@@ -212,3 +212,22 @@ def test_transformer_block_runs_these_ops_natively(nvidia_device):
     loss.backward()
     assert torch.isfinite(loss.detach().cpu())
     assert not (NN_OPS & set(torch.hal.fallback_stats())), torch.hal.fallback_stats()
+
+
+def test_convolution_runs_through_the_counted_fallback(nvidia_device):
+    """Convolutions have no native kernel yet: they run on the CPU, counted, and match it (issue 3: everything
+    not native still works through the CPU fallback)."""
+    torch.manual_seed(0)
+    conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+    gpu_conv = torch.nn.Conv2d(3, 8, 3, padding=1).to(nvidia_device)
+    gpu_conv.load_state_dict(conv.state_dict())
+    x = make((2, 3, 16, 16), torch.float32)
+    want, (want_grad,) = _forward_backward(conv, [x], "cpu")
+    torch.hal.reset_fallback_stats()
+    got, (got_grad,) = _forward_backward(gpu_conv, [x], nvidia_device)
+    assert got.device == nvidia_device
+    assert_close(got, want.detach(), scale=4)
+    assert_close(got_grad, want_grad, scale=4)
+    assert_close(gpu_conv.weight.grad, conv.weight.grad, scale=4)
+    stats = torch.hal.fallback_stats()
+    assert stats.get("aten::convolution") == 1 and stats.get("aten::convolution_backward") == 1, stats
