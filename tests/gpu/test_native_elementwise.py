@@ -143,6 +143,23 @@ def test_inplace_and_out(nvidia_device):
         run_both(fn, a, b, device=nvidia_device)
 
 
+def test_integer_results_wrap_at_the_common_dtype_before_a_wider_out(nvidia_device):
+    """ATen computes in the common dtype and casts to the out= tensor: int32 sums wrap before they reach an
+    int64 out=, and bool + bool stays a bool (1) before it reaches an integer out=."""
+    big = torch.tensor([2 ** 31 - 1, -(2 ** 31), 5, -7], dtype=torch.int32)
+    one = torch.tensor([1, -1, 2, 3], dtype=torch.int32)
+    flags = torch.tensor([True, True, False, True])
+    cases = [
+        (lambda x, y: torch.add(x, y, out=torch.empty(4, dtype=torch.int64, device=x.device)), big, one),
+        (lambda x, y: torch.mul(x, y, out=torch.empty(4, dtype=torch.int64, device=x.device)), big, one),
+        (lambda x, y: torch.sub(x, y, out=torch.empty(4, dtype=torch.int64, device=x.device)), big, one),
+        (lambda x, y: torch.add(x, y, out=torch.empty(4, dtype=torch.int32, device=x.device)), flags, flags),
+        (lambda x, y: torch.mul(x, y, out=torch.empty(4, dtype=torch.float32, device=x.device)), flags, flags),
+    ]
+    for fn, a, b in cases:
+        run_both(fn, a, b, device=nvidia_device)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64])
 def test_activation_backward(nvidia_device, dtype):
     x = make((1 << 20,), dtype)

@@ -40,10 +40,14 @@ bool input_needs_common_dtype(at::ScalarType input, at::ScalarType common) {
 }
 
 // Likewise for the output: ATen rounds the result to the common dtype before it is cast to a wider output
-// (out= float64 for float32 inputs), while the ABI would compute in the wider type. Such results go through
-// a temporary of the common dtype.
+// (out= float64 for float32 inputs), and wraps integer results at the common dtype's width (int32 inputs
+// into an int64 out=; bool inputs stay bool), while the ABI would compute in the wider type. Such results go
+// through a temporary of the common dtype.
 bool output_needs_common_dtype(at::ScalarType output, at::ScalarType common) {
   if (output == common || output == at::kBool) return false;
+  if (compute_class(common) == 0 && compute_class(output) == 0) {
+    return common == at::kBool || c10::elementSize(output) > c10::elementSize(common);
+  }
   return compute_class(output) > compute_class(common) || common == at::kHalf || common == at::kBFloat16;
 }
 
