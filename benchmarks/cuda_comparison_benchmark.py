@@ -7,8 +7,9 @@ this process, in alternating batches (time_pair), so that both see the same core
 machine: on the lent H100 machine the same op differs by up to 40% between two processes, depending on
 where and when each runs. The training steps cannot share a process: once hal is registered it is
 PyTorch's accelerator, and PyTorch's autograd engine then refuses backward passes over cuda tensors in that
-process (pytorch/pytorch#161129). Their cuda side runs in a child process that never imports torch_hal, in
-rounds alternating with hal's. Every case keeps the best of --rounds rounds.
+process (pytorch/pytorch#161129). So each side of them runs in a fresh child process of its own (the cuda one
+never imports torch_hal), the two alternating every round: neither inherits the state this process built up
+over the other cases. Every case keeps the best of --rounds rounds.
 
 "hal/cuda time" below 1 means hal is faster; for transfers and large kernels the speed ratio (cuda time /
 hal time) is printed too. Targets (issue 3): pageable H2D and D2H speed at least 2.0x torch.cuda's; pinned
@@ -66,7 +67,7 @@ class Case(NamedTuple):
     name: str
     work: Optional[float]  # bytes moved or FLOPs per call, for a rate; None for latency cases
     make: Callable  # make(device) -> the function to time
-    trains: bool = False  # runs backward: the cuda side must run in a process without torch_hal
+    trains: bool = False  # runs backward: each side runs in a child process (the cuda one without torch_hal)
 
 
 def copy_cases(nbytes):
@@ -196,22 +197,22 @@ def time_side_by_side(case, hal, cuda, quick: bool):
     return t_hal, t_cuda
 
 
-def cuda_training_times(quick: bool):
-    """The training cases on cuda, from a child process without torch_hal (see the module docstring)."""
+def training_times(side: str, quick: bool):
+    """The training cases on `side` ("hal" or "cuda"), from a fresh child process (see the module docstring)."""
     env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0")
-    cmd = [sys.executable, __file__, "--cuda-worker"] + (["--quick"] if quick else [])
+    cmd = [sys.executable, __file__, "--training-worker", side] + (["--quick"] if quick else [])
     cmd += [arg for part in ONLY for arg in ("--only", part)]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     sys.stderr.write(out.stderr)
     if out.returncode != 0:
-        sys.exit(f"the torch.cuda worker failed (exit {out.returncode})")
+        sys.exit(f"the {side} training worker failed (exit {out.returncode})")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def cuda_worker(quick: bool):
-    """The child process's job: every training case on cuda:0, as JSON seconds per call."""
-    cuda = torch.device("cuda", 0)
-    print(json.dumps([time_alone(c, cuda, quick) for c in all_cases(quick) if c.trains]))
+def training_worker(side: str, quick: bool):
+    """A child process's job: every training case on one side, as JSON seconds per call."""
+    device = nvidia_hal_device() if side == "hal" else torch.device("cuda", 0)
+    print(json.dumps([time_alone(c, device, quick) for c in all_cases(quick) if c.trains]))
 
 
 def run(quick: bool, rounds: int):
@@ -224,15 +225,16 @@ def run(quick: bool, rounds: int):
     cases = all_cases(quick)
     best = {c.name: [float("inf"), float("inf")] for c in cases}
     for r in range(rounds):
-        for i, case in enumerate(cases, 1):
-            print(f"[round {r + 1}/{rounds}, {i}/{len(cases)}] {case.name}", file=sys.stderr, flush=True)
-            times = (time_alone(case, hal, quick), None) if case.trains else time_side_by_side(case, hal, cuda, quick)
-            best[case.name][0] = min(best[case.name][0], times[0])
-            if times[1] is not None:
-                best[case.name][1] = min(best[case.name][1], times[1])
-        if any(c.trains for c in cases):
-            for case, t in zip([c for c in cases if c.trains], cuda_training_times(quick)):
-                best[case.name][1] = min(best[case.name][1], t)
+        training = [c for c in cases if c.trains]
+        for i, case in enumerate([c for c in cases if not c.trains], 1):
+            print(f"[round {r + 1}/{rounds}, {i}/{len(cases) - len(training)}] {case.name}", file=sys.stderr, flush=True)
+            for side, t in enumerate(time_side_by_side(case, hal, cuda, quick)):
+                best[case.name][side] = min(best[case.name][side], t)
+        if training:
+            print(f"[round {r + 1}/{rounds}] training steps, hal and cuda processes", file=sys.stderr, flush=True)
+            for side, name in enumerate(("hal", "cuda")):
+                for case, t in zip(training, training_times(name, quick)):
+                    best[case.name][side] = min(best[case.name][side], t)
     return hal, [(c.name, c.work, *best[c.name]) for c in cases]
 
 
@@ -260,11 +262,11 @@ def main():
     parser.add_argument("--rounds", type=int, default=3, help="rounds of every case; the best counts")
     parser.add_argument("--only", action="append", default=[], metavar="TEXT",
                         help="run only the cases whose name contains TEXT (repeatable)")
-    parser.add_argument("--cuda-worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--training-worker", choices=("hal", "cuda"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     ONLY.extend(args.only)
-    if args.cuda_worker:
-        cuda_worker(args.quick)
+    if args.training_worker:
+        training_worker(args.training_worker, args.quick)
         return
     hal, rows = run(args.quick, max(1, args.rounds))
     import torch_hal
