@@ -31,6 +31,11 @@ hal_status_t cuda_fail(cudaError_t error, const std::string& what,
 // reported as a device error (a launch error is never the caller's argument mistake).
 hal_status_t queue_failure(cudaError_t error, const std::string& what);
 
+// SUCCESS for cudaSuccess, otherwise queue_failure(): check() for kernel launches, memsets and memcpys.
+inline hal_status_t check_queued(cudaError_t error, const char* what) {
+  return error == cudaSuccess ? HAL_STATUS_SUCCESS : queue_failure(error, what);
+}
+
 // SUCCESS for cudaSuccess, otherwise cuda_fail(). For the common "call, then return on error" pattern.
 inline hal_status_t check(cudaError_t error, const char* what) {
   return error == cudaSuccess ? HAL_STATUS_SUCCESS : cuda_fail(error, what);

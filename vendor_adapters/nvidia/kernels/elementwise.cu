@@ -196,8 +196,8 @@ hal_status_t run_fill(const OpCall& call, Iteration& it) {
     bool uniform_bytes = true;  // every byte of the pattern equal: one memset
     for (int b = 1; b < size; ++b) uniform_bytes &= ((bits >> (8 * b)) & 0xFF) == (bits & 0xFF);
     if (uniform_bytes) {
-      const cudaError_t e = cudaMemsetAsync(out.base, static_cast<int>(bits & 0xFF), bytes, call.stream);
-      return e == cudaSuccess ? HAL_STATUS_SUCCESS : queue_failure(e, "fill (memset)");
+      return check_queued(cudaMemsetAsync(out.base, static_cast<int>(bits & 0xFF), bytes, call.stream),
+                          "fill (memset)");
     }
     if (reinterpret_cast<uintptr_t>(out.base) % 16 == 0) {
       uint64_t word[2];
@@ -206,9 +206,9 @@ hal_status_t run_fill(const OpCall& call, Iteration& it) {
       std::memcpy(&pattern, word, 16);
       const int64_t words = bytes / 16;
       if (words > 0) {
-        const hal_status_t st =
-            launch_kernel<fill_words_kernel>("fill", call.device, grid_for(words, kThreads, call.device, kUncapped),
-                                             kThreads, 0, call.stream, reinterpret_cast<uint4*>(out.base), words, pattern);
+        const unsigned grid = grid_for(words, kThreads, call.device, kUncapped);
+        const hal_status_t st = launch_kernel<fill_words_kernel>("fill", call.device, grid, kThreads, 0, call.stream,
+                                                                 reinterpret_cast<uint4*>(out.base), words, pattern);
         if (st != HAL_STATUS_SUCCESS) return st;
       }
       const int64_t done = words * 16 / size;
@@ -324,9 +324,9 @@ hal_status_t launch_elementwise(const OpCall& call) {
   if (op == HAL_OP_COPY && it.ops[0].dtype == it.ops[1].dtype && is_contiguous(out) &&
       !is_scalar_operand(call.inputs[0]) && is_contiguous(call.inputs[0])) {
     if (it.ops[0].base == it.ops[1].base) return HAL_STATUS_SUCCESS;
-    const cudaError_t e = cudaMemcpyAsync(it.ops[0].base, it.ops[1].base, n * it.ops[0].elem_size,
-                                          cudaMemcpyDeviceToDevice, call.stream);
-    return e == cudaSuccess ? HAL_STATUS_SUCCESS : queue_failure(e, "copy (memcpy)");
+    return check_queued(cudaMemcpyAsync(it.ops[0].base, it.ops[1].base, n * it.ops[0].elem_size,
+                                        cudaMemcpyDeviceToDevice, call.stream),
+                        "copy (memcpy)");
   }
 
   // The vectorized path: every tensor operand contiguous and of the output's floating dtype.

@@ -49,11 +49,13 @@ hal_status_t run(const OpCall& call, int64_t N, int64_t D, int64_t V, int64_t pa
   const Operand out_op = operand_of(out);
   const int64_t total = V * D;
   const bool direct = sizeof(Acc) == static_cast<size_t>(out_op.elem_size);  // f32 into f32, f64 into f64
-  StreamScratch scratch(call.stream, direct ? 0 : static_cast<size_t>(total) * sizeof(Acc));
+  const size_t acc_bytes = static_cast<size_t>(total) * sizeof(Acc);
+  StreamScratch scratch(call.stream, direct ? 0 : acc_bytes);
   if (!scratch.ok()) return fail(HAL_STATUS_OUT_OF_DEVICE_MEMORY, "embedding backward: no scratch memory");
   Acc* acc = direct ? reinterpret_cast<Acc*>(out_op.base) : scratch.as<Acc>();
-  if (cudaError_t e = cudaMemsetAsync(acc, 0, static_cast<size_t>(total) * sizeof(Acc), call.stream); e != cudaSuccess) {
-    return queue_failure(e, "embedding backward memset");
+  if (hal_status_t s = check_queued(cudaMemsetAsync(acc, 0, acc_bytes, call.stream), "embedding backward memset");
+      s != HAL_STATUS_SUCCESS) {
+    return s;
   }
   if (N * D > 0) {
     if (hal_status_t s = launch_kernel<embedding_accumulate<Acc>>(

@@ -29,7 +29,7 @@ DriverLaunch driver_launch() {
 
 // The kernel's handle in the current context (that of `device`), resolved once.
 CUfunction function_of(FunctionCache& cache, const void* kernel, int32_t device) {
-  if (device < 0 || device >= kMaxDevices) return nullptr;
+  if (device < 0 || device >= kMaxCachedDevices) return nullptr;
   void* f = cache.per_device[device].load(std::memory_order_acquire);
   if (f == nullptr) {
     cudaFunction_t resolved = nullptr;

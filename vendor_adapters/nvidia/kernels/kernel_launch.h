@@ -20,11 +20,9 @@
 namespace hal_nvidia {
 namespace launch_detail {
 
-constexpr int kMaxDevices = 64;
-
 // A kernel's driver handle per device (nullptr: not resolved yet).
 struct FunctionCache {
-  std::atomic<void*> per_device[kMaxDevices] = {};
+  std::atomic<void*> per_device[kMaxCachedDevices] = {};
 };
 
 // Launches `kernel` with its argument pointers `args` on `stream`, through the driver where possible.

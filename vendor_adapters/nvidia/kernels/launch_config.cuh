@@ -7,12 +7,14 @@
 #include <atomic>
 #include <cstdint>
 
+#include "kernels/op_call.h"
+
 namespace hal_nvidia {
 
 // Number of SMs of `device` (cached: the attribute query is not free on every launch).
 inline int sm_count(int32_t device) {
-  static std::atomic<int> cache[64] = {};
-  if (device < 0 || device >= 64) return 132;
+  static std::atomic<int> cache[kMaxCachedDevices] = {};
+  if (device < 0 || device >= kMaxCachedDevices) return 132;
   int n = cache[device].load(std::memory_order_relaxed);
   if (n == 0) {
     if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || n <= 0) {

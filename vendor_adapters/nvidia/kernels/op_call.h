@@ -12,6 +12,10 @@ typedef struct CUstream_st* cudaStream_t;
 
 namespace hal_nvidia {
 
+// Per-device caches of the kernel families (SM counts, kernel handles) have this many slots; devices past
+// it still work, uncached.
+constexpr int kMaxCachedDevices = 64;
+
 struct OpCall {
   hal_op_t op;
   int32_t device;
