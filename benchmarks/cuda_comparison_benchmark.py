@@ -50,7 +50,7 @@ MiB = 1 << 20
 
 
 def nvidia_hal_device():
-    import torch_hal  # noqa: F401  (only the parent process registers hal)
+    import torch_hal  # noqa: F401  (the cuda training worker never calls this, so never registers hal)
     for i in range(torch.hal.device_count()):
         if torch.hal.get_device_properties(i).vendor.lower() == "nvidia":
             return torch.device("hal", i)
@@ -223,11 +223,12 @@ def run(quick: bool, rounds: int):
         sys.exit("this benchmark needs an NVIDIA GPU as a hal device and torch.cuda on the same machine")
     cuda = torch.device("cuda", 0)
     cases = all_cases(quick)
+    in_process = [c for c in cases if not c.trains]
+    training = [c for c in cases if c.trains]
     best = {c.name: [float("inf"), float("inf")] for c in cases}
     for r in range(rounds):
-        training = [c for c in cases if c.trains]
-        for i, case in enumerate([c for c in cases if not c.trains], 1):
-            print(f"[round {r + 1}/{rounds}, {i}/{len(cases) - len(training)}] {case.name}", file=sys.stderr, flush=True)
+        for i, case in enumerate(in_process, 1):
+            print(f"[round {r + 1}/{rounds}, {i}/{len(in_process)}] {case.name}", file=sys.stderr, flush=True)
             for side, t in enumerate(time_side_by_side(case, hal, cuda, quick)):
                 best[case.name][side] = min(best[case.name][side], t)
         if training:
