@@ -8,8 +8,10 @@ machine: on the lent H100 machine the same op differs by up to 40% between two p
 where and when each runs. The training steps cannot share a process: once hal is registered it is
 PyTorch's accelerator, and PyTorch's autograd engine then refuses backward passes over cuda tensors in that
 process (pytorch/pytorch#161129). So each side of them runs in a fresh child process of its own (the cuda one
-never imports torch_hal), the two alternating every round: neither inherits the state this process built up
-over the other cases. Every case keeps the best of --rounds rounds.
+never imports torch_hal), and the two children are timed in lockstep: this process asks one for a timed
+batch, then the other, and so on (the idle one waits on its pipe), which gives them the alternating batches
+that time_pair gives the other cases. Neither inherits the state this process built up over the other
+cases, and every round starts a new pair. Every case keeps the best of --rounds rounds.
 
 "hal/cuda time" below 1 means hal is faster; for transfers and large kernels the speed ratio (cuda time /
 hal time) is printed too. Targets (issue 3): pageable H2D and D2H speed at least 2.0x torch.cuda's; pinned
@@ -19,9 +21,9 @@ copies, D2D, elementwise on 256 MiB and matrix products at least 0.95x; `empty` 
 import argparse
 import datetime
 import importlib.util
-import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -44,7 +46,7 @@ _models = load_without_package("reference_models")
 TinyTransformer, mlp = _models.TinyTransformer, _models.mlp
 training_step, transformer_batch = _models.training_step, _models.transformer_batch
 _timing = load_without_package("timing")
-time_per_call, time_pair = _timing.time_per_call, _timing.time_pair
+time_pair, batch_size, timed_batch = _timing.time_pair, _timing.batch_size, _timing.timed_batch
 
 MiB = 1 << 20
 
@@ -181,38 +183,74 @@ def empty_cache(device):
     (torch.cuda if device.type == "cuda" else torch.hal).empty_cache()
 
 
-def time_alone(case, device, quick: bool):
-    """Seconds per call of one case on one device."""
-    seconds = time_per_call(case.make(device), syncer(device), repeats=3 if quick else 9)
-    empty_cache(device)
-    return seconds
-
-
 def time_side_by_side(case, hal, cuda, quick: bool):
     """Seconds per call on hal and on cuda, timed in alternating batches in this process."""
-    t_hal, t_cuda = time_pair(case.make(hal), syncer(hal), case.make(cuda), syncer(cuda),
-                              repeats=3 if quick else 9)
+    t_hal, t_cuda = time_pair(case.make(hal), syncer(hal), case.make(cuda), syncer(cuda), repeats=repeats(quick))
     empty_cache(hal)
     empty_cache(cuda)
     return t_hal, t_cuda
 
 
-def training_times(side: str, quick: bool):
-    """The training cases on `side` ("hal" or "cuda"), from a fresh child process (see the module docstring)."""
-    env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0")
-    cmd = [sys.executable, __file__, "--training-worker", side] + (["--quick"] if quick else [])
-    cmd += [arg for part in ONLY for arg in ("--only", part)]
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
-    sys.stderr.write(out.stderr)
-    if out.returncode != 0:
-        sys.exit(f"the {side} training worker failed (exit {out.returncode})")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+def repeats(quick: bool) -> int:
+    return 3 if quick else 9
+
+
+class TrainingWorker:
+    """A child process that times the training cases on one side ("hal" or "cuda"), one batch per request."""
+
+    def __init__(self, side: str, quick: bool):
+        self.side = side
+        cmd = [sys.executable, __file__, "--training-worker", side] + (["--quick"] if quick else [])
+        cmd += [arg for part in ONLY for arg in ("--only", part)]
+        env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0")  # the cuda side must not load torch_hal
+        self.process = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.reply()  # "ready": every case built and warmed up
+
+    def reply(self) -> str:
+        line = self.process.stdout.readline()
+        if not line:
+            sys.exit(f"the {self.side} training worker failed (exit {self.process.wait()}); its errors are above")
+        return line.strip()
+
+    def time_batch(self, case_index: int) -> float:
+        self.process.stdin.write(f"{case_index}\n")
+        self.process.stdin.flush()
+        return float(self.reply())
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def paired_training_times(cases, quick: bool):
+    """(hal, cuda) seconds per call of each training case, from a fresh pair of worker processes whose
+    batches alternate, each median of repeats(quick) batches."""
+    workers = [TrainingWorker("hal", quick), TrainingWorker("cuda", quick)]
+    try:
+        results = []
+        for i in range(len(cases)):
+            batches = [[], []]
+            for _ in range(repeats(quick)):
+                for side, worker in enumerate(workers):
+                    batches[side].append(worker.time_batch(i))
+            results.append(tuple(statistics.median(b) for b in batches))
+        return results
+    finally:
+        for worker in workers:
+            worker.close()
 
 
 def training_worker(side: str, quick: bool):
-    """A child process's job: every training case on one side, as JSON seconds per call."""
+    """A child process's job: build and warm up every training case on one side, say "ready", then answer
+    each case index read from stdin with the seconds per call of one timed batch of it."""
     device = nvidia_hal_device() if side == "hal" else torch.device("cuda", 0)
-    print(json.dumps([time_alone(c, device, quick) for c in all_cases(quick) if c.trains]))
+    sync = syncer(device)
+    fns = [c.make(device) for c in all_cases(quick) if c.trains]
+    sizes = [batch_size(fn, sync) for fn in fns]
+    print("ready", flush=True)
+    for line in sys.stdin:
+        i = int(line)
+        print(repr(timed_batch(fns[i], sync, sizes[i])), flush=True)
 
 
 def run(quick: bool, rounds: int):
@@ -232,9 +270,13 @@ def run(quick: bool, rounds: int):
             for side, t in enumerate(time_side_by_side(case, hal, cuda, quick)):
                 best[case.name][side] = min(best[case.name][side], t)
         if training:
-            print(f"[round {r + 1}/{rounds}] training steps, hal and cuda processes", file=sys.stderr, flush=True)
-            for side, name in enumerate(("hal", "cuda")):
-                for case, t in zip(training, training_times(name, quick)):
+            print(f"[round {r + 1}/{rounds}] training steps, a hal and a cuda process in lockstep", file=sys.stderr,
+                  flush=True)
+            for case, times in zip(training, paired_training_times(training, quick)):
+                # Each round's figures too: how far apart rounds land is the noise the best-of hides.
+                print(f"    {case.name}: hal {times[0] * 1e6:.1f} µs, cuda {times[1] * 1e6:.1f} µs, "
+                      f"hal/cuda {times[0] / times[1]:.2f}", file=sys.stderr, flush=True)
+                for side, t in enumerate(times):
                     best[case.name][side] = min(best[case.name][side], t)
     return hal, [(c.name, c.work, *best[c.name]) for c in cases]
 

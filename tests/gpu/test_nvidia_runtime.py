@@ -169,6 +169,53 @@ def test_kernels_launch_from_threads_new_to_cuda(device):
     assert results == [1000.0 ** 2] * 4
 
 
+# Split reductions (a bias gradient: a sum over the 4096 rows of [4096, 256]) and layer-norm backward
+# write partial results to their stream's scratch buffer (stream_scratch.h), which one op at a time uses.
+
+def test_split_reductions_from_threads_on_one_stream(device):
+    """Threads whose reductions interleave on the default stream each get their own results."""
+    errors = []
+
+    def work(k):
+        try:
+            x = torch.full((4096, 256), float(k + 1), device=device)
+            for _ in range(50):
+                column_sums = x.sum(0)
+                if not torch.equal(column_sums.cpu(), torch.full((256,), 4096.0 * (k + 1))):
+                    errors.append(f"thread {k}: {column_sums.cpu()[:4]}")
+                    return
+        except Exception as error:  # noqa: BLE001 (reported by the assertion below)
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors, errors
+
+
+def test_split_reductions_on_two_streams_at_once(device):
+    x = torch.full((8192, 512), 1.0, device=device)
+    y = torch.full((8192, 512), 2.0, device=device)
+    weight = torch.ones(512, device=device, requires_grad=True)
+    torch.hal.synchronize(device)
+    first, second = torch.hal.Stream(device), torch.hal.Stream(device)
+    sums, grads = [], []
+    for _ in range(10):
+        with torch.hal.stream(first):
+            sums.append((x.sum(0), 8192.0))
+        with torch.hal.stream(second):
+            sums.append((y.sum(0), 16384.0))
+            out = torch.nn.functional.layer_norm(y, [512], weight)
+            grads.append(torch.autograd.grad(out.sum(), weight)[0])
+    torch.hal.synchronize(device)
+    for got, want in sums:
+        assert torch.equal(got.cpu(), torch.full((512,), want))
+    for grad in grads:  # y's rows are constant: every normalized value, so every weight gradient, is 0
+        assert torch.equal(grad.cpu(), torch.zeros(512))
+
+
 def test_stream_priorities_and_query(device):
     high, low = torch.hal.Stream(device, priority=-1), torch.hal.Stream(device, priority=0)
     x = torch.arange(1000, dtype=torch.float32).to(device)

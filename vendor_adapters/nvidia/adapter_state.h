@@ -1,5 +1,6 @@
 // What the adapter keeps between calls, from initialize() to shutdown(): the devices the driver reports
-// and, per device, the lazily made default stream, peer-access state and cuBLAS context.
+// and, per device, the lazily made default stream, peer-access state, cuBLAS context and the kernels'
+// per-stream scratch memory.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -12,6 +13,7 @@
 
 #include "blas_context.h"
 #include "cuda_handles.h"
+#include "stream_scratch.h"
 #include "torch_hal/adapter.h"
 
 // The opaque handles of adapter.h. A stream or event belongs to the device it was made on; the core passes
@@ -42,6 +44,7 @@ struct DeviceState {
   std::vector<Peer> peer;
 
   BlasContext blas;
+  StreamScratchCache scratch;  // after the default stream: its buffers are freed on their streams first
 };
 
 struct AdapterState {

@@ -27,6 +27,11 @@ void BlasContext::acquire(int32_t device, uint64_t workspace_bytes, cudaStream_t
   lease->workspace_bytes_ = lease->workspace_ ? workspace_bytes : 0;
 }
 
+void BlasContext::forget(cudaStream_t stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  workspaces_.erase(stream);
+}
+
 hal_status_t BlasContext::Lease::cublas(const CublasApi& api, cublasHandle_t* handle) {
   LibraryHandle<cublasContext>& owned = context_->cublas_;
   if (!owned) {

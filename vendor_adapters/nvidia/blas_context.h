@@ -8,7 +8,7 @@
 // The workspace is per stream because kernels running concurrently on two streams must not share scratch
 // memory (cuBLAS documents this for cublasSetWorkspace); cuBLAS and cuBLASLt calls on one stream run in
 // order and share it. Streams are pooled by the core, so the number of workspaces stays small; they are
-// freed when the adapter shuts down.
+// freed when their stream is destroyed or the adapter shuts down.
 #pragma once
 
 #include <cstdint>
@@ -57,6 +57,9 @@ class BlasContext {
   // Locks the context for one GEMM on `stream` and finds (or allocates, `workspace_bytes`) the stream's
   // workspace. The caller has made `device` current.
   void acquire(int32_t device, uint64_t workspace_bytes, cudaStream_t stream, Lease* lease);
+  // Frees `stream`'s workspace; called before the stream is destroyed (a later stream given the same
+  // handle then starts without one). cudaFree waits for the device, so queued GEMMs are done with it.
+  void forget(cudaStream_t stream);
 
  private:
   std::mutex mutex_;

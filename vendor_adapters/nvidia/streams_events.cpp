@@ -54,6 +54,10 @@ hal_status_t stream_create(int32_t device, int32_t priority, hal_stream_t* strea
 hal_status_t stream_destroy(int32_t device, hal_stream_t stream) {
   if (!stream) return fail(HAL_STATUS_INVALID_ARGUMENT, "stream_destroy: the default stream cannot be destroyed");
   if (hal_status_t s = use_device(device); s != HAL_STATUS_SUCCESS) return s;
+  // The stream's scratch and GEMM workspace go first: a stream made later may get the same handle.
+  DeviceState& d = device_state(device);
+  d.scratch.forget(stream->stream.get());
+  d.blas.forget(stream->stream.get());
   // CUDA lets queued work finish after cudaStreamDestroy returns, as the ABI requires.
   const cudaError_t error = cudaStreamDestroy(stream->stream.release());
   delete stream;

@@ -54,15 +54,19 @@ std::optional<at::Tensor> cat(const at::ITensorListRef& tensor_list, int64_t dim
   sizes[wrapped] = cat_size;
   at::Tensor out = at::empty(sizes, options.memory_format(same_format ? *format : at::MemoryFormat::Contiguous));
 
+  // Each input's slice of the output described by address and geometry: a narrow() view per input would
+  // cost three dispatched view ops (narrow, slice, as_strided) that the copy does not need.
+  char* const base = static_cast<char*>(out.data_ptr());
+  const int64_t step = out.stride(wrapped) * out.element_size();  // bytes per index along `wrapped`
   int64_t offset = 0;
   for (const auto& ref_wrapper : tensors) {
     const at::Tensor& t = ref_wrapper.get();
     if (skipped(t)) continue;
     const int64_t size = t.size(wrapped);
     if (t.numel() > 0) {
-      const at::Tensor slice = out.narrow(wrapped, offset, size);
+      sizes[wrapped] = size;
       KernelArgs args;
-      args.input(t).output(slice);
+      args.input(t).raw_output(base + offset * step, dtype, sizes, out.strides());
       if (!launch(out.device().index(), HAL_OP_COPY, args)) return std::nullopt;
     }
     offset += size;

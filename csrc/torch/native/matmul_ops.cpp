@@ -2,6 +2,7 @@
 // batched 3-D). The composites (linear, matmul, mv, einsum, ...) reach these ops. Shapes and dtypes are
 // checked here with ATen's messages; the adapter receives row-major views whose matrices have a unit
 // stride in one of their two dims (anything else is made contiguous first).
+#include <ATen/ExpandUtils.h>
 #include <ATen/ops/empty.h>
 #include <torch/library.h>
 
@@ -33,13 +34,17 @@ bool gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const
   if (out.numel() == 0) return true;
   const at::Tensor ra = blas_readable(a), rb = blas_readable(b);
   const bool use_c = c.defined() && !(beta.isIntegral(true) ? beta.toLong() == 0 : beta.toDouble() == 0.0);
-  const at::Tensor rc = use_c ? (c.sizes() == out.sizes() ? c : c.expand(out.sizes())) : at::Tensor();
   KernelArgs args;
   args.input(ra).input(rb);
-  if (use_c) {
-    args.input(rc);
-  } else {
+  if (!use_c) {
     args.absent_input();
+  } else if (c.sizes() == out.sizes()) {
+    args.input(c);
+  } else {
+    // c broadcast to out's shape (a bias row: stride 0 down the rows), described without an expand() view;
+    // a shape that cannot broadcast raises expand's own error.
+    const auto geometry = at::inferExpandGeometry_dimvector(c.sizes(), c.strides(), out.sizes());
+    args.input_as(c, geometry.sizes, geometry.strides);
   }
   args.output(out).scalar(alpha.toDouble()).scalar(use_c ? beta.toDouble() : 0.0);
   return launch(device, HAL_OP_GEMM, args);

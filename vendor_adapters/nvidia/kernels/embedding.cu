@@ -14,6 +14,7 @@
 #include "cuda_status.h"
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
+#include "stream_scratch.h"
 
 namespace hal_nvidia {
 namespace {
@@ -50,7 +51,7 @@ hal_status_t run(const OpCall& call, int64_t N, int64_t D, int64_t V, int64_t pa
   const int64_t total = V * D;
   const bool direct = sizeof(Acc) == static_cast<size_t>(out_op.elem_size);  // f32 into f32, f64 into f64
   const size_t acc_bytes = static_cast<size_t>(total) * sizeof(Acc);
-  StreamScratch scratch(call.stream, direct ? 0 : acc_bytes);
+  StreamScratch scratch(call.device, call.stream, direct ? 0 : acc_bytes);
   if (!scratch.ok()) return fail(HAL_STATUS_OUT_OF_DEVICE_MEMORY, "embedding backward: no scratch memory");
   Acc* acc = direct ? reinterpret_cast<Acc*>(out_op.base) : scratch.as<Acc>();
   if (hal_status_t s = check_queued(cudaMemsetAsync(acc, 0, acc_bytes, call.stream), "embedding backward memset");

@@ -86,31 +86,6 @@ __device__ __forceinline__ T block_reduce(T v, T* shared) {
   return shared[0];
 }
 
-// Scratch device memory, ordered on the op's stream and released when the owner goes out of scope (the
-// free is stream-ordered too, so kernels queued before it still see valid memory).
-class StreamScratch {
- public:
-  StreamScratch(cudaStream_t stream, size_t bytes) : stream_(stream) {
-    if (bytes > 0 && cudaMallocAsync(&ptr_, bytes, stream) != cudaSuccess) {
-      (void)cudaGetLastError();  // clear the sticky-free error state of the failed allocation
-      ptr_ = nullptr;
-      failed_ = true;
-    }
-  }
-  ~StreamScratch() {
-    if (ptr_) cudaFreeAsync(ptr_, stream_);
-  }
-  StreamScratch(const StreamScratch&) = delete;
-  StreamScratch& operator=(const StreamScratch&) = delete;
-  bool ok() const { return !failed_; }
-  template <class T> T* as() const { return static_cast<T*>(ptr_); }
-
- private:
-  cudaStream_t stream_;
-  void* ptr_ = nullptr;
-  bool failed_ = false;
-};
-
 // A 1-D grid for `n` work items with grid-stride loops (grid.x capped so it never exceeds limits).
 inline unsigned grid_for(int64_t n, int threads, int64_t max_blocks = 65536LL * 8) {
   int64_t blocks = (n + threads - 1) / threads;

@@ -14,6 +14,7 @@
 
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
+#include "stream_scratch.h"
 
 namespace hal_nvidia {
 namespace {
@@ -230,7 +231,8 @@ hal_status_t backward(const OpCall& call, int64_t M, int64_t N) {
   const int64_t chunks = (M + rows_per_chunk - 1) / rows_per_chunk;
   const int64_t column_tiles = (N + kColumnTile - 1) / kColumnTile;
   if (column_tiles > 0x7fffffffLL) return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm backward: N too large");
-  StreamScratch scratch(call.stream, static_cast<size_t>(chunks * N) * sizeof(Acc) * ((want_w ? 1 : 0) + (want_b ? 1 : 0)));
+  const size_t partials_bytes = static_cast<size_t>(chunks * N) * sizeof(Acc);
+  StreamScratch scratch(call.device, call.stream, partials_bytes * ((want_w ? 1 : 0) + (want_b ? 1 : 0)));
   if (!scratch.ok()) return fail(HAL_STATUS_OUT_OF_DEVICE_MEMORY, "layer_norm backward: no scratch memory");
   Acc* partial_w = want_w ? scratch.as<Acc>() : nullptr;
   Acc* partial_b = want_b ? scratch.as<Acc>() + (want_w ? chunks * N : 0) : nullptr;

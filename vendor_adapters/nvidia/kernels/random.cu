@@ -20,6 +20,7 @@
 
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
+#include "stream_scratch.h"
 
 namespace hal_nvidia {
 namespace {
@@ -225,7 +226,7 @@ hal_status_t randperm(const OpCall& call) {
   if (index_bits > 40) return fail(HAL_STATUS_NOT_SUPPORTED, "randperm: n too large");
   const int64_t padded = int64_t{1} << index_bits;
   const Counter ctr = counter_of(call, 0);
-  StreamScratch scratch(call.stream, static_cast<size_t>(padded) * sizeof(uint64_t));
+  StreamScratch scratch(call.device, call.stream, static_cast<size_t>(padded) * sizeof(uint64_t));
   if (!scratch.ok()) return fail(HAL_STATUS_OUT_OF_DEVICE_MEMORY, "randperm: no scratch memory");
   uint64_t* keys = scratch.as<uint64_t>();
   if (hal_status_t s = launch_kernel<randperm_keys>("randperm_keys", call.device, grid_for(padded, kThreads), kThreads,

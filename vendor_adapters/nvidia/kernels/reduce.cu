@@ -8,8 +8,8 @@
 //    read consecutive elements of one row;
 //  - reduction over outer dimensions (a bias gradient: sum over dim 0 of [N, C]): bx = 32 consecutive
 //    outputs, so a warp reads one contiguous stretch of a row of the input.
-// Partial results of a split reduction go to a stream-ordered scratch buffer, which a second kernel
-// combines in a fixed order (no atomics: results are deterministic).
+// Partial results of a split reduction go to the stream's scratch buffer (stream_scratch.h), which a
+// second kernel combines in a fixed order (no atomics: results are deterministic).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -20,6 +20,7 @@
 #include "kernels/launch_config.cuh"
 #include "kernels/op_call.h"
 #include "kernels/tensor_access.cuh"
+#include "stream_scratch.h"
 
 namespace hal_nvidia {
 namespace {
@@ -275,14 +276,12 @@ hal_status_t run(const OpCall& call, const ReduceArgs& a) {
     return launch_kernel<reduce_kernel<R, T>>("reduction", call.device, dim3(static_cast<unsigned>(blocks_x), 1), block,
                                               0, call.stream, a, nullptr);
   }
-  Acc* partials = nullptr;
   const size_t bytes = static_cast<size_t>(splits) * static_cast<size_t>(a.outputs) * sizeof(Acc);
-  const cudaError_t err = cudaMallocAsync(reinterpret_cast<void**>(&partials), bytes, call.stream);
-  if (err != cudaSuccess) {
-    (void)cudaGetLastError();
-    return fail(err == cudaErrorMemoryAllocation ? HAL_STATUS_OUT_OF_DEVICE_MEMORY : HAL_STATUS_DEVICE_ERROR,
-                "reduction: scratch for partial results could not be allocated (cudaMallocAsync)");
+  StreamScratch scratch(call.device, call.stream, bytes);
+  if (!scratch.ok()) {
+    return fail(HAL_STATUS_OUT_OF_DEVICE_MEMORY, "reduction: no scratch memory for the partial results");
   }
+  Acc* partials = scratch.as<Acc>();
   hal_status_t st = launch_kernel<reduce_kernel<R, T>>(
       "reduction", call.device, dim3(static_cast<unsigned>(blocks_x), static_cast<unsigned>(splits)), block, 0,
       call.stream, a, partials);
@@ -291,7 +290,6 @@ hal_status_t run(const OpCall& call, const ReduceArgs& a) {
                                             grid_for(a.outputs, kThreads, call.device), kThreads, 0, call.stream, a,
                                             partials, static_cast<int32_t>(splits));
   }
-  cudaFreeAsync(partials, call.stream);
   return st;
 }
 
