@@ -7,6 +7,8 @@ import torch
 from torch_hal import _C
 from torch_hal.memory import (  # noqa: F401  (re-exported as torch.hal.*)
     empty_cache,
+    empty_host_cache,
+    host_memory_stats,
     max_memory_allocated,
     max_memory_reserved,
     mem_get_info,
@@ -15,8 +17,10 @@ from torch_hal.memory import (  # noqa: F401  (re-exported as torch.hal.*)
     memory_snapshot,
     memory_stats,
     memory_summary,
+    reset_accumulated_host_memory_stats,
     reset_accumulated_memory_stats,
     reset_max_memory_allocated,
+    reset_peak_host_memory_stats,
     reset_peak_memory_stats,
     set_per_process_memory_fraction,
 )
@@ -141,7 +145,8 @@ def _lazy_init() -> None:
 
 
 def _is_in_bad_fork() -> bool:
-    return False
+    """True in a child forked after its parent used a hal device: hal raises there (use 'spawn')."""
+    return _C.in_bad_fork()
 
 
 def fallback_stats() -> dict:

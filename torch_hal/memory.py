@@ -48,6 +48,24 @@ def empty_cache() -> None:
     _C.empty_cache()
 
 
+def host_memory_stats() -> Dict[str, Any]:
+    """Statistics of the pinned host memory cache, with torch.cuda.host_memory_stats()'s keys."""
+    return collections.OrderedDict(sorted(_C.host_memory_stats().items()))
+
+
+def empty_host_cache() -> None:
+    """Returns cached pinned host blocks to their adapters, once the copies that used them completed."""
+    _C.empty_host_cache()
+
+
+def reset_peak_host_memory_stats() -> None:
+    _C.reset_peak_host_memory_stats()
+
+
+def reset_accumulated_host_memory_stats() -> None:
+    _C.reset_accumulated_host_memory_stats()
+
+
 def set_per_process_memory_fraction(fraction: float, device: _DeviceLike = None) -> None:
     _C.set_memory_fraction(float(fraction), device_index(device))
 

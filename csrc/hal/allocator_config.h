@@ -17,7 +17,7 @@ struct AllocatorConfig {
   size_t roundup_power2_divisions = 0;
 };
 
-// Parses "key:value,key:value". Throws hal::Error(InvalidArgument) naming the bad entry and the keys.
+// Parses "key:value,key:value". Throws hal::Error(BadConfig) naming the bad entry and the keys.
 AllocatorConfig parse_allocator_config(const char* text);
 
 // The configuration of this process (PYTORCH_HAL_ALLOC_CONF at first use).

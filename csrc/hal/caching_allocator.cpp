@@ -1,4 +1,5 @@
 #include "hal/caching_allocator.h"
+#include "hal/fork_guard.h"
 
 #include <atomic>
 #include <cstdio>
@@ -457,7 +458,9 @@ Allocation allocate(int device, size_t size, StreamId stream) {
 }
 
 void free_block(Block* block) {
-  if (block) allocator_of(block->device).free(block);
+  // In a bad fork the allocator's lock may be held by a thread that does not exist here: the child's copy
+  // of the memory is left alone (it goes with the process).
+  if (block && !in_bad_fork()) allocator_of(block->device).free(block);
 }
 
 void record_stream(Block* block, StreamId stream) {

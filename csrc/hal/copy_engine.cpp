@@ -8,6 +8,7 @@
 #include <string>
 
 #include "hal/device_registry.h"
+#include "hal/environment.h"
 #include "hal/error.h"
 #include "hal/event.h"
 #include "per_device.h"
@@ -56,8 +57,7 @@ void set_force_staging(bool force) { g_force_staging.store(force ? 1 : 0); }
 bool force_staging() {
   int v = g_force_staging.load();
   if (v < 0) {
-    const char* env = std::getenv("TORCH_HAL_FORCE_STAGING");
-    v = (env && *env && std::strcmp(env, "0") != 0) ? 1 : 0;
+    v = env_flag("TORCH_HAL_FORCE_STAGING", false) ? 1 : 0;
     int expected = -1;
     g_force_staging.compare_exchange_strong(expected, v);  // a set_force_staging() meanwhile wins
     v = g_force_staging.load();
@@ -74,7 +74,11 @@ void copy_host_to_device(int device, void* dst, const void* src, size_t nbytes, 
   if (use_direct_path(d, src_is_pinned)) {
     enqueue_copy(d, dst, src, nbytes, HAL_COPY_HOST_TO_DEVICE, stream, "memcpy_async (host to device)");
     // Pageable memory may be reused by the caller as soon as we return, so it cannot be left in flight.
-    if (!non_blocking || !src_is_pinned) synchronize_stream(device, stream);
+    if (!non_blocking || !src_is_pinned) {
+      synchronize_stream(device, stream);
+    } else {
+      record_pinned_use(src, device, stream);  // the pinned block stays unused until the copy has read it
+    }
     return;
   }
   per_device_state<StagingRing>().get(device).host_to_device(dst, src, nbytes, stream);
@@ -89,7 +93,11 @@ void copy_device_to_host(int device, void* dst, const void* src, size_t nbytes, 
   const Device& d = DeviceRegistry::instance().device(device);
   if (use_direct_path(d, dst_is_pinned)) {
     enqueue_copy(d, dst, src, nbytes, HAL_COPY_DEVICE_TO_HOST, stream, "memcpy_async (device to host)");
-    if (!non_blocking || !dst_is_pinned) synchronize_stream(device, stream);
+    if (!non_blocking || !dst_is_pinned) {
+      synchronize_stream(device, stream);
+    } else {
+      record_pinned_use(dst, device, stream);
+    }
     return;
   }
   // Synchronous by construction: the ring copies the last chunk out after its transfer completed.

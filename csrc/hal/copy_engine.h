@@ -9,6 +9,7 @@
 
 #include <cstddef>
 
+#include "hal/pinned_memory.h"
 #include "hal/streams.h"
 
 namespace hal {
@@ -28,10 +29,5 @@ void copy_device_to_device(int dst_device, void* dst, int src_device, const void
 void set_force_staging(bool force);
 bool force_staging();
 
-// Pinned host memory from the adapter of hal:`device` (RAII owners live in the glue's allocator).
-void* allocate_pinned(int device, size_t nbytes);
-void free_pinned(int device, void* ptr);
-// True when ptr lies inside a block handed out by allocate_pinned (any device).
-bool is_pinned(const void* ptr);
 
 }  // namespace hal

@@ -18,6 +18,8 @@ enum class ErrorCode {
   Unavailable,         // adapter present but its runtime or hardware is not
   AdapterLoad,         // a library that is not an adapter, a wrong ABI version, a missing symbol
   Device,              // the vendor driver reported an error
+  BadConfig,           // an environment variable that does not parse (environment.h)
+  BadFork,             // a device used in a child forked after its parent used one (fork_guard.h)
   Internal,
 };
 

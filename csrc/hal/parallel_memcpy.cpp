@@ -1,5 +1,7 @@
 #include "parallel_memcpy.h"
 
+#include "hal/environment.h"
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
@@ -14,14 +16,6 @@ namespace {
 // Below this a copy is not worth waking other threads for.
 constexpr size_t kMinPieceBytes = size_t{1} << 20;
 
-int configured_threads() {
-  if (const char* env = std::getenv("TORCH_HAL_COPY_THREADS")) {
-    const int n = std::atoi(env);
-    if (n >= 1) return std::min(n, 64);
-  }
-  const int hw = static_cast<int>(std::thread::hardware_concurrency());
-  return std::clamp(hw / 2, 1, 8);
-}
 
 // Workers wait for one job at a time: a batch of equal pieces of one copy. Callers serialize on
 // call_mutex_ (the staging ring copies one chunk at a time anyway).
@@ -114,11 +108,17 @@ class CopyPool {
 
 CopyPool& pool() {
   // Never destroyed: copies may run from other static destructors at exit.
-  static CopyPool* p = new CopyPool(configured_threads());
+  static CopyPool* p = new CopyPool(copy_thread_count());
   return *p;
 }
 
 }  // namespace
+
+int copy_thread_count() {
+  if (auto n = env_integer("TORCH_HAL_COPY_THREADS", 1, 64)) return static_cast<int>(*n);
+  const int hw = static_cast<int>(std::thread::hardware_concurrency());
+  return std::clamp(hw / 2, 1, 8);
+}
 
 void parallel_memcpy(void* dst, const void* src, size_t nbytes) {
   const int max_pieces = static_cast<int>(std::min<size_t>(nbytes / kMinPieceBytes, 64));

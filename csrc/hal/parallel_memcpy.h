@@ -14,4 +14,8 @@ namespace hal {
 // The thread count is TORCH_HAL_COPY_THREADS when set, else half the hardware threads, at most 8.
 void parallel_memcpy(void* dst, const void* src, size_t nbytes);
 
+// The pool's thread count: TORCH_HAL_COPY_THREADS (1 to 64) when set, else half the hardware threads, at
+// most 8. Throws hal::Error(BadConfig) for a value that is not such a number.
+int copy_thread_count();
+
 }  // namespace hal

@@ -7,6 +7,7 @@
 
 #include "hal/device_registry.h"
 #include "hal/error.h"
+#include "hal/fork_guard.h"
 #include "per_device.h"
 
 namespace hal {
@@ -47,6 +48,7 @@ thread_local std::vector<StreamId> t_current_streams;
 }  // namespace
 
 hal_stream_t native_stream(int device, StreamId id) {
+  check_fork_safety();
   if (id == kDefaultStreamId) {  // every op asks for it: no lock
     DeviceRegistry::instance().device(device);
     return nullptr;

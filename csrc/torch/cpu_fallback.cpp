@@ -12,6 +12,7 @@
 #include "device_scan.h"
 #include "generator.h"
 #include "hal_context.h"
+#include "hal/environment.h"
 #include "output_capture.h"
 #include "tensor_bridge.h"
 
@@ -20,17 +21,12 @@ namespace {
 
 using Stack = std::vector<c10::IValue>;
 
-std::atomic<bool> g_strict{[] {
-  const char* v = std::getenv("TORCH_HAL_STRICT");
-  return v != nullptr && std::string(v) != "0" && std::string(v) != "";
-}()};
+// TORCH_HAL_STRICT, read at import by read_op_path_switches().
+std::atomic<bool> g_strict{false};
 
 // TORCH_HAL_TRACE_OPS=1 prints every op that reaches this file, with the path it takes: the quickest
 // way to see why a program is slow on a device or what an adapter would need to implement natively.
-const bool g_trace_ops = [] {
-  const char* v = std::getenv("TORCH_HAL_TRACE_OPS");
-  return v != nullptr && std::string(v) == "1";
-}();
+std::atomic<bool> g_trace_ops{false};
 
 std::mutex g_stats_mutex;
 std::map<std::string, int64_t> g_fallback_counts;
@@ -87,7 +83,7 @@ class CpuKernelCall {
     const size_t num_args = schema_.arguments().size();
     first_arg_ = stack_->size() - num_args;
     originals_.assign(stack_->begin() + first_arg_, stack_->end());
-    if (g_trace_ops) {
+    if (g_trace_ops.load(std::memory_order_relaxed)) {
       std::cerr << "torch_hal: " << schema_.operator_name() << " on hal:" << static_cast<int>(device_)
                 << (alias_mode_ ? " (CPU kernel in place)" : " (CPU fallback)") << std::endl;
     }
@@ -254,6 +250,10 @@ void reset_fallback_stats() {
   g_fallback_counts.clear();
 }
 bool strict_mode() { return g_strict.load(); }
+void read_op_path_switches() {
+  g_strict.store(hal::env_flag("TORCH_HAL_STRICT", false));
+  g_trace_ops.store(hal::env_flag("TORCH_HAL_TRACE_OPS", false));
+}
 void set_strict_mode(bool strict) { g_strict.store(strict); }
 
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {

@@ -1,5 +1,8 @@
 #include "hal_context.h"
 
+#include "cpu_fallback.h"
+#include "hal/environment.h"
+
 namespace torch_hal {
 namespace {
 
@@ -13,6 +16,11 @@ thread_local c10::DeviceIndex tls_current_device = 0;
 }  // namespace
 
 void initialize(const std::string& package_lib_dir) {
+  // A bad setting raises here, at import, rather than at the first allocation or copy.
+  call_core([] {
+    hal::validate_environment();
+    read_op_path_switches();
+  });
   lib_dir() = package_lib_dir;
   call_core([&] { return &hal::DeviceRegistry::instance(package_lib_dir); });
 }
@@ -46,6 +54,7 @@ void rethrow_as_c10(const hal::Error& error) {
       TORCH_CHECK_NOT_IMPLEMENTED(false, msg);
     case hal::ErrorCode::AdapterLoad:
     case hal::ErrorCode::Unavailable:
+    case hal::ErrorCode::BadConfig:
       TORCH_CHECK_VALUE(false, msg);
     default:
       TORCH_CHECK(false, msg);

@@ -1,5 +1,6 @@
 // Native hal kernels for what every backend must provide itself: creating tensors in hal memory,
 // views (which share hal storage), resizing, storage swaps, and reading one scalar.
+#include <ATen/MemoryOverlap.h>
 #include <ATen/EmptyTensor.h>
 #include <ATen/InferSize.h>
 #include <ATen/native/Resize.h>
@@ -116,6 +117,11 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
   TORCH_CHECK(dst_hal || dst.device().is_cpu(), "hal: cannot copy from ", src.device(), " to ", dst.device(),
               "; copy through the CPU first");
   if (dst.numel() == 0) return dst;
+  // ATen's copy_ hands devices it does not know to _copy_from before its TensorIterator runs the overlap
+  // checks, so they are ours: a destination whose elements alias each other, or that partly overlaps its
+  // source (a[1:].copy_(a[:-1])), raises as on CPU and cuda instead of giving order-dependent values.
+  at::assert_no_internal_overlap(dst);
+  at::assert_no_partial_overlap(dst, src);
   const bool src_direct = !src_hal || is_host_accessible(src.device().index());
   const bool dst_direct = !dst_hal || is_host_accessible(dst.device().index());
 

@@ -230,8 +230,14 @@ void PythonBackend::release_freed_buffers() {
     try {
       backend_.attr("free_memory")(owner, device);
     } catch (py::error_already_set& e) {
-      // Nobody is waiting for this call's result: report it the way Python reports errors in __del__.
-      e.discard_as_unraisable(("torch_hal: Python backend '" + name_ + "': free_memory").c_str());
+      // Nobody waits for this call's result, so the error becomes a warning (an error under -W error),
+      // naming the backend: a leaking or broken free_memory must not go unnoticed.
+      const std::string message = "torch_hal: Python backend '" + name_ + "': free_memory(device=" +
+                                  std::to_string(device) + ") raised " + e.what() +
+                                  "; the memory it was asked to free may not have been released";
+      if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0) {
+        PyErr_WriteUnraisable(nullptr);  // the warning itself became an error (-W error): report, never throw
+      }
     }
   }
 }

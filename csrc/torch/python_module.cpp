@@ -1,5 +1,7 @@
 // torch_hal._C: the Python face of the HAL core and the glue. Thin on purpose: the Python package
 // (torch_hal/) shapes these into torch.hal's torch.cuda-like API.
+#include <map>
+
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <torch/csrc/Generator.h>
@@ -8,6 +10,8 @@
 #include "cpu_fallback.h"
 #include "generator.h"
 #include "hal/caching_allocator.h"
+#include "hal/fork_guard.h"
+#include "hal/pinned_memory.h"
 #include "hal/streams.h"
 #include "hal_context.h"
 #include "python_backend.h"
@@ -63,6 +67,32 @@ py::list adapters_list() {
     d["device_count"] = a->device_count();
     out.append(d);
   }
+  return out;
+}
+
+std::map<std::string, int64_t> host_stats_map(const hal::PinnedMemoryStats& s) {
+  std::map<std::string, int64_t> out;
+  auto put_stat = [&](const std::string& name, const hal::Stat& st) {
+    out[name + ".current"] = st.current;
+    out[name + ".peak"] = st.peak;
+    out[name + ".allocated"] = st.allocated;
+    out[name + ".freed"] = st.freed;
+  };
+  auto put_time = [&](const std::string& name, const hal::DurationStat& t) {
+    out[name + ".total"] = static_cast<int64_t>(t.total);
+    out[name + ".max"] = static_cast<int64_t>(t.max);
+    out[name + ".min"] = static_cast<int64_t>(t.min);
+    out[name + ".count"] = t.count;
+    out[name + ".avg"] = t.count ? static_cast<int64_t>(t.total / static_cast<double>(t.count)) : 0;
+  };
+  put_stat("allocations", s.allocations);
+  put_stat("allocated_bytes", s.allocated_bytes);
+  put_stat("active_requests", s.active_requests);
+  put_stat("active_bytes", s.active_bytes);
+  out["num_host_alloc"] = s.num_host_alloc;
+  out["num_host_free"] = s.num_host_free;
+  put_time("host_alloc_time", s.alloc_time_us);
+  put_time("host_free_time", s.free_time_us);
   return out;
 }
 
@@ -167,6 +197,15 @@ PYBIND11_MODULE(_C, m) {
   m.def("reset_accumulated_memory_stats", [](int index) { call_core([&] { hal::reset_accumulated_stats(index); }); },
         without_gil);
   m.def("empty_cache", [] { call_core([] { hal::empty_cache(); }); }, without_gil);
+  // Pinned host memory (hal/pinned_memory.h): torch.cuda.host_memory_stats()'s keys.
+  m.def("host_memory_stats", [] { return call_core([] { return host_stats_map(hal::pinned_memory_stats()); }); },
+        without_gil);
+  m.def("in_bad_fork", [] { return hal::in_bad_fork(); });
+  m.def("device_used", [] { return hal::device_used(); });
+  m.def("empty_host_cache", [] { call_core([] { hal::empty_pinned_cache(); }); }, without_gil);
+  m.def("reset_peak_host_memory_stats", [] { call_core([] { hal::reset_peak_pinned_memory_stats(); }); }, without_gil);
+  m.def("reset_accumulated_host_memory_stats", [] { call_core([] { hal::reset_accumulated_pinned_memory_stats(); }); },
+        without_gil);
   m.def("set_memory_fraction", [](double fraction, int index) {
     TORCH_CHECK_VALUE(fraction > 0.0 && fraction <= 1.0, "memory fraction must be in (0, 1], got ", fraction);
     device(static_cast<c10::DeviceIndex>(index));

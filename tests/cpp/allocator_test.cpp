@@ -380,9 +380,13 @@ TEST(AllocatorConfig, Parses) {
 
 TEST(AllocatorConfig, RejectsBadEntries) {
   for (const char* bad : {"max_split_size_mb", "max_split_size_mb:abc", "max_split_size_mb:1",
-                          "garbage_collection_threshold:1.5", "roundup_power2_divisions:3", "expandable:1"}) {
+                          "garbage_collection_threshold:1.5", "roundup_power2_divisions:3", "expandable:1",
+                          "max_split_size_mb:nan", "max_split_size_mb:2e13", "max_split_size_mb:2^40",
+                          "max_split_size_mb:99999999999", "garbage_collection_threshold:nan",
+                          "garbage_collection_threshold:1e-1", "roundup_power2_divisions:inf",
+                          "expandable_segments:True"}) {
     hal::Error e = hal_test::expect_hal_error([&] { hal::parse_allocator_config(bad); });
-    EXPECT_EQ(e.code(), hal::ErrorCode::InvalidArgument) << bad;
+    EXPECT_EQ(e.code(), hal::ErrorCode::BadConfig) << bad;
     EXPECT_NE(std::string(e.what()).find("PYTORCH_HAL_ALLOC_CONF"), std::string::npos) << e.what();
   }
 }

@@ -174,9 +174,10 @@ hal_status_t initialize() {
   if (const char* env = std::getenv("TORCH_HAL_HOST_DEVICES")) {
     char* end = nullptr;
     count = std::strtol(env, &end, 10);
-    if (end == env || *end != '\0' || count < 0 || count > 1024) {
+    // 256: the core numbers at most that many devices in a process (hal::DeviceRegistry::kMaxDevices).
+    if (end == env || *end != '\0' || count < 0 || count > 256) {
       return fail(HAL_STATUS_INVALID_ARGUMENT,
-                  std::string("TORCH_HAL_HOST_DEVICES='") + env + "' is not a device count between 0 and 1024");
+                  std::string("TORCH_HAL_HOST_DEVICES='") + env + "' is not a device count between 0 and 256");
     }
   }
   uint64_t capacity = 0;

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "native/host_integer_sum.h"
 #include "native/native_first.h"
 
 namespace torch_hal::native {
@@ -99,6 +100,16 @@ std::optional<at::Tensor> sum_dims(const at::Tensor& self, at::OptionalIntArrayR
 }
 std::optional<at::Tensor> sum_all(const at::Tensor& self, std::optional<at::ScalarType> dtype) {
   return sum_dims(self, std::nullopt, false, dtype);
+}
+// The registered kernels: integer sums on host-accessible memory first (host_integer_sum.h says why).
+at::Tensor sum_dims_entry(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                          std::optional<at::ScalarType> dtype) {
+  if (auto r = host_integer_sum(self, dim, keepdim, dtype)) return std::move(*r);
+  return NativeFirst<at::_ops::sum_dim_IntList, &sum_dims>::call(self, dim, keepdim, dtype);
+}
+at::Tensor sum_all_entry(const at::Tensor& self, std::optional<at::ScalarType> dtype) {
+  if (auto r = host_integer_sum(self, std::nullopt, false, dtype)) return std::move(*r);
+  return NativeFirst<at::_ops::sum, &sum_all>::call(self, dtype);
 }
 bool sum_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, std::optional<at::ScalarType> dtype,
              at::Tensor& out) {
@@ -255,8 +266,8 @@ std::optional<std::tuple<at::Tensor, at::Tensor>> moments_mean(const at::Tensor&
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  HAL_NATIVE(m, sum, "sum", sum_all);
-  HAL_NATIVE(m, sum_dim_IntList, "sum.dim_IntList", sum_dims);
+  m.impl("sum", TORCH_FN(sum_all_entry));
+  m.impl("sum.dim_IntList", TORCH_FN(sum_dims_entry));
   HAL_NATIVE(m, sum_IntList_out, "sum.IntList_out", sum_out);
   HAL_NATIVE(m, mean_dim, "mean.dim", mean_dims);
   HAL_NATIVE(m, mean_out, "mean.out", mean_out);
