@@ -276,3 +276,32 @@ def test_python_backend_free_memory_error_is_a_warning():
         print([str(w.message) for w in caught if "free_memory" in str(w.message)])
     """, PYTHONPATH=f"{REPO_ROOT / 'tests' / 'python'}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
     assert "py_leaky" in out and "free failed on purpose" in out, out
+
+
+# 6. hal tensors on multiprocessing queues -----------------------------------------------------------------
+
+@HOST_ACCESS
+def test_hal_tensor_crosses_a_spawn_queue(host_accessible, tmp_path):
+    script = tmp_path / "queue_consumer.py"  # spawn children import their target from a file
+    script.write_text(textwrap.dedent("""
+        import torch, torch_hal
+        import torch.multiprocessing as mp
+
+        def consumer(q, back):
+            t, p = q.get(timeout=60)
+            back.put((t.device.type, t.cpu().tolist(), type(p).__name__, p.device.type, p.requires_grad))
+
+        if __name__ == "__main__":
+            ctx = mp.get_context("spawn")
+            q, back = ctx.Queue(), ctx.Queue()
+            proc = ctx.Process(target=consumer, args=(q, back))
+            proc.start()
+            q.put((torch.arange(4., device="hal"), torch.nn.Parameter(torch.ones(2, device="hal"))))
+            print(back.get(timeout=120))
+            proc.join(60)
+            print("exit", proc.exitcode)
+    """))
+    env = dict(os.environ, TORCH_HAL_HOST_ACCESSIBLE=host_accessible)
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "('hal', [0.0, 1.0, 2.0, 3.0], 'Parameter', 'hal', True)" in r.stdout and "exit 0" in r.stdout, r.stdout
