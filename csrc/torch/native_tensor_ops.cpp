@@ -5,6 +5,9 @@
 #include <ATen/InferSize.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/as_strided_native.h>
+#include <ATen/ops/unfold_native.h>
+#include <ATen/ops/view_as_complex_native.h>
+#include <ATen/ops/view_as_real_native.h>
 #include <ATen/ops/view_native.h>
 #include <ATen/ops/_reshape_alias_native.h>
 #include <c10/core/DeviceGuard.h>
@@ -106,6 +109,36 @@ at::Scalar local_scalar_dense(const at::Tensor& self) {
   return host.item();
 }
 
+// A view of t's memory without the conjugate and negative bits: the stored values, as they are in memory.
+at::Tensor without_math_bits(const at::Tensor& t) {
+  at::Tensor raw = t.alias();
+  raw.unsafeGetTensorImpl()->_set_conj(false);
+  raw.unsafeGetTensorImpl()->_set_neg(false);
+  return raw;
+}
+
+// copy_ where either side carries a lazy conj() or neg() bit. The byte paths below move stored values, so
+// the bits are applied on the CPU: src's values are materialized there, then stored so that dst reads them.
+// (Such copies reach _copy_from only through the fallthrough registered below: ATen's Conjugate fallback
+// would otherwise materialize src with clone, whose copy_ comes back here with the bit still set, forever.)
+at::Tensor copy_with_math_bits(const at::Tensor& src, const at::Tensor& dst) {
+  at::Tensor values = src;
+  if (is_hal(src)) {
+    values = without_math_bits(src).cpu();
+    if (src.is_conj()) values = values.conj();
+    if (src.is_neg()) values = values._neg_view();
+  }
+  values = values.resolve_conj().resolve_neg();
+  if (!is_hal(dst)) {
+    dst.copy_(values);  // ATen's CPU copy honours dst's own bits
+    return dst;
+  }
+  if (dst.is_conj()) values = values.conj().resolve_conj();
+  if (dst.is_neg()) values = values.neg();
+  without_math_bits(dst).copy_(values);
+  return dst;
+}
+
 // copy_ from or to a hal tensor. Host-accessible memory is copied by ATen's CPU copy (dtype conversion,
 // any strides, broadcasting) on aliases; other devices take raw transfers when both sides share dtype
 // and dense layout, else the download/upload path.
@@ -122,6 +155,7 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
   // source (a[1:].copy_(a[:-1])), raises as on CPU and cuda instead of giving order-dependent values.
   at::assert_no_internal_overlap(dst);
   at::assert_no_partial_overlap(dst, src);
+  if (src.is_conj() || src.is_neg() || dst.is_conj() || dst.is_neg()) return copy_with_math_bits(src, dst);
   const bool src_direct = !src_hal || is_host_accessible(src.device().index());
   const bool dst_direct = !dst_hal || is_host_accessible(dst.device().index());
 
@@ -208,6 +242,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("empty_strided", TORCH_FN(empty_strided));
   m.impl("as_strided", TORCH_FN(at::native::as_strided_tensorimpl));
   m.impl("view", TORCH_FN(at::native::view));
+  // Views are metadata over the same storage on every device: ATen's own implementations only compute
+  // sizes and strides. (Every other view op is composite or registered device-agnostic by ATen itself.)
+  m.impl("unfold", TORCH_FN(at::native::unfold));
+  m.impl("view_as_real", TORCH_FN(at::native::view_as_real));
+  m.impl("view_as_complex", TORCH_FN(at::native::view_as_complex));
   m.impl("_reshape_alias", TORCH_FN(at::native::_reshape_alias));
   m.impl("resize_", TORCH_FN(resize_));
   m.impl("set_.source_Storage_storage_offset", TORCH_FN(set_source_storage_offset));
@@ -218,6 +257,17 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_copy_from_and_resize", TORCH_FN(copy_from_and_resize));
   m.impl("_local_scalar_dense", TORCH_FN(local_scalar_dense));
   m.impl("record_stream", TORCH_FN(record_stream));
+}
+
+// _copy_from passes the conjugate and negative keys straight to the hal kernel, which applies the bits
+// itself (copy_with_math_bits).
+TORCH_LIBRARY_IMPL(aten, Conjugate, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
+}
+TORCH_LIBRARY_IMPL(aten, Negative, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
 }
 
 }  // namespace

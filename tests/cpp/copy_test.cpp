@@ -10,6 +10,7 @@
 #include "hal/copy_engine.h"
 #include "hal/streams.h"
 #include "staging_ring.h"
+#include "stream_gate.h"
 #include "test_util.h"
 
 namespace {
@@ -86,23 +87,45 @@ TEST(CopyEngine, PinnedNonBlocking) {
   hal::free_pinned(0, dst);
 }
 
-TEST(CopyEngine, IsPinnedTracksLiveRanges) {
+TEST(CopyEngine, IsPinnedTracksCachedBlocks) {
   const size_t n = 1000;
   auto* p = static_cast<char*>(hal::allocate_pinned(0, n));
   int on_stack = 0;
   std::vector<char> heap(n);
   EXPECT_TRUE(hal::is_pinned(p));
   EXPECT_TRUE(hal::is_pinned(p + n - 1));
-  EXPECT_FALSE(hal::is_pinned(p + n));
   EXPECT_FALSE(hal::is_pinned(p - 1));
   EXPECT_FALSE(hal::is_pinned(&on_stack));
   EXPECT_FALSE(hal::is_pinned(heap.data()));
   hal::free_pinned(0, p);
+  EXPECT_TRUE(hal::is_pinned(p));  // cached: still pinned memory, and the next request of its size class gets it
+  EXPECT_EQ(hal::allocate_pinned(0, n - 10), p);
+  hal::free_pinned(0, p);
+  hal::empty_pinned_cache();
   EXPECT_FALSE(hal::is_pinned(p));
   EXPECT_EQ(hal::allocate_pinned(0, 0), nullptr);
   EXPECT_EQ(hal_test::expect_hal_error([&] { hal::free_pinned(0, heap.data()); }).code(),
             hal::ErrorCode::InvalidArgument);
   EXPECT_EQ(hal_test::expect_hal_error([&] { hal::allocate_pinned(9, 10); }).code(), hal::ErrorCode::InvalidArgument);
+}
+
+TEST(CopyEngine, PinnedBlockIsNotReusedUnderAQueuedCopy) {
+  const size_t n = 1 << 20;
+  const hal::StreamId s = hal::create_stream(0);
+  DeviceBuffer d(n, s);
+  auto* src = static_cast<char*>(hal::allocate_pinned(0, n));
+  std::fill(src, src + n, 7);
+  hal_test::StreamGate gate(0, s);  // holds the stream: the copy below stays queued
+  hal::copy_host_to_device(0, d.ptr(), src, n, s, true, true);
+  hal::free_pinned(0, src);
+  void* again = hal::allocate_pinned(0, n);
+  EXPECT_NE(again, src);  // the first block is still read by the queued copy
+  gate.open();
+  hal::synchronize_stream(0, s);
+  hal::free_pinned(0, again);
+  void* third = hal::allocate_pinned(0, n);
+  EXPECT_TRUE(third == src || third == again);  // both copies done: cached blocks serve again
+  hal::free_pinned(0, third);
 }
 
 TEST(CopyEngine, HugePinnedRequestIsRefusedAndNotRegistered) {
