@@ -37,15 +37,21 @@ struct HalGuardImpl final : public c10::impl::DeviceGuardImplInterface {
     }
   }
 
+  // A device without an index (torch.Stream(device="hal")) means the current device, as for cuda.
+  static c10::DeviceIndex index_of(c10::Device d) { return d.has_index() ? d.index() : current_device(); }
+
   c10::Stream getStream(c10::Device d) const override {
-    return to_c10(d.index(), call_core([&] { return hal::current_stream(d.index()); }));
+    const auto i = index_of(d);
+    return to_c10(i, call_core([&] { return hal::current_stream(i); }));
   }
-  c10::Stream getDefaultStream(c10::Device d) const override { return to_c10(d.index(), hal::kDefaultStreamId); }
+  c10::Stream getDefaultStream(c10::Device d) const override { return to_c10(index_of(d), hal::kDefaultStreamId); }
   c10::Stream getStreamFromGlobalPool(c10::Device d, bool is_high_priority = false) const override {
-    return to_c10(d.index(), call_core([&] { return hal::stream_from_pool(d.index(), is_high_priority ? -1 : 0); }));
+    const auto i = index_of(d);
+    return to_c10(i, call_core([&] { return hal::stream_from_pool(i, is_high_priority ? -1 : 0); }));
   }
   c10::Stream getNewStream(c10::Device d, int priority = 0) const override {
-    return to_c10(d.index(), call_core([&] { return hal::create_stream(d.index(), priority); }));
+    const auto i = index_of(d);
+    return to_c10(i, call_core([&] { return hal::create_stream(i, priority); }));
   }
   c10::Stream exchangeStream(c10::Stream s) const override {
     const auto device = s.device_index();

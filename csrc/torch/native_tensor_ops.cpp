@@ -237,7 +237,18 @@ void record_stream(at::Tensor& self, c10::Stream stream) {
   record_data_ptr_on_stream(self.storage().data_ptr(), stream.id());
 }
 
+// Whether `from`'s TensorImpl may be shallow-copied into self's (param.data = t, and Module.to(), which
+// keeps its Parameter objects, and so tied weights tied, only when this is true). ATen answers true for
+// dense tensors of its built-in backends alone; a dense hal tensor is as dense, on either side of a CPU one.
+bool has_compatible_shallow_copy_type(const at::Tensor& self, const at::Tensor& from) {
+  auto dense = [](const at::Tensor& t) {
+    return t.layout() == at::kStrided && !t.is_quantized() && (t.is_cpu() || is_hal(t));
+  };
+  return self.key_set() == from.key_set() || (dense(self) && dense(from));
+}
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("_has_compatible_shallow_copy_type", TORCH_FN(has_compatible_shallow_copy_type));
   m.impl("empty.memory_format", TORCH_FN(empty_memory_format));
   m.impl("empty_strided", TORCH_FN(empty_strided));
   m.impl("as_strided", TORCH_FN(at::native::as_strided_tensorimpl));
