@@ -1,4 +1,5 @@
 // fill_, zero_ and arange(start, end, step, out=): the nullary ops of the elementwise family.
+#include <ATen/ATen.h>
 #include <ATen/Dispatch.h>
 #include <ATen/native/Resize.h>
 
@@ -10,7 +11,21 @@
 namespace torch_hal::native {
 namespace {
 
+bool fill_scalar(at::Tensor& self, const c10::Scalar& value);
+
+// A complex tensor is a float tensor of (real, imaginary) pairs: two strided fills of its parts, so that
+// adapters need no complex kernels (fft2/fftn start with one).
+bool fill_complex(at::Tensor& self, const c10::Scalar& value) {
+  if (self.is_conj() || self.is_neg()) return false;  // the op's other paths apply those bits
+  const c10::complex<double> z = value.toComplexDouble();
+  const at::Tensor parts = at::view_as_real(self);
+  at::Tensor real = parts.select(-1, 0), imag = parts.select(-1, 1);
+  return fill_scalar(real, z.real()) && fill_scalar(imag, z.imag());
+}
+
 bool fill_scalar(at::Tensor& self, const c10::Scalar& value) {
+  if (self.is_complex()) return fill_complex(self, value);
+  if (value.isComplex()) return false;  // into a real dtype: ATen's own error, from the op's other paths
   // The value must fit the dtype, as ATen's fill checks it (the same overflow error).
   AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, self.scalar_type(), "fill_",
                              [&] { (void)value.to<scalar_t>(); });
