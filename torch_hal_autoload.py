@@ -18,6 +18,9 @@ def load():
         return
     try:
         import torch_hal  # noqa: F401  (the import registers the hal device)
+    except ValueError as error:  # a bad TORCH_HAL_* / PYTORCH_HAL_ALLOC_CONF setting, named in the message
+        warnings.warn(f"torch_hal is not registered: {error}. Fix or unset that setting, or set "
+                      "TORCH_DEVICE_BACKEND_AUTOLOAD=0 to skip torch_hal.", RuntimeWarning)
     except Exception as error:  # noqa: BLE001  (any failure must not break `import torch`)
         warnings.warn(f"torch_hal could not be loaded, so the hal device is not registered: {error}. "
                       "Rebuild it with `pip install --no-build-isolation -e .`, or set "
