@@ -28,7 +28,11 @@ if ! "$PYTHON" -c "import torch" 2>/dev/null; then
 fi
 pip_pkgs=()
 "$PYTHON" -c "import numpy" 2>/dev/null || pip_pkgs+=(numpy)
-if [[ $with_tests -eq 1 ]]; then "$PYTHON" -c "import pytest" 2>/dev/null || pip_pkgs+=(pytest); fi
+if [[ $with_tests -eq 1 ]]; then
+  "$PYTHON" -c "import pytest" 2>/dev/null || pip_pkgs+=(pytest)
+  # PyTorch's OpInfo database (tests/opinfo) imports torch.testing._internal, which needs expecttest.
+  "$PYTHON" -c "import expecttest" 2>/dev/null || pip_pkgs+=(expecttest)
+fi
 if [[ ${#pip_pkgs[@]} -gt 0 ]]; then "$PYTHON" -m pip install -q "${pip_pkgs[@]}"; fi
 
 export TORCH_HAL_BUILD_TESTS=$([[ $with_tests -eq 1 ]] && echo ON || echo OFF)

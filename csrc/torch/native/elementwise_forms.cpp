@@ -35,8 +35,23 @@ at::TensorIterator make_iterator(Form form, const at::Tensor& out, std::initiali
   TORCH_INTERNAL_ASSERT(false, "unknown elementwise form");
 }
 
+namespace {
+
+// Operands of a dtype the adapter ABI has no name for (complex): no adapter can run the op, and ATen's
+// own paths give it its dtype rules (abs of a complex tensor is real, which a unary iterator refuses).
+bool abi_can_describe(const at::Tensor* out, std::initializer_list<const at::Tensor*> inputs) {
+  if (out && out->defined() && !hal_dtype_of(out->scalar_type()).has_value()) return false;
+  for (const at::Tensor* t : inputs) {
+    if (!hal_dtype_of(t->scalar_type()).has_value()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::optional<at::Tensor> run_functional(hal_op_t op, Form form, std::initializer_list<const at::Tensor*> inputs,
                                          std::initializer_list<c10::Scalar> scalars) {
+  if (!abi_can_describe(nullptr, inputs)) return std::nullopt;
   at::Tensor out;
   auto iter = make_iterator(form, out, inputs);
   if (!launch_elementwise(iter, op, scalars, promotion_of(form))) return std::nullopt;
@@ -45,6 +60,7 @@ std::optional<at::Tensor> run_functional(hal_op_t op, Form form, std::initialize
 
 bool run_into(hal_op_t op, Form form, const at::Tensor& out, std::initializer_list<const at::Tensor*> inputs,
               std::initializer_list<c10::Scalar> scalars) {
+  if (!abi_can_describe(&out, inputs)) return false;
   auto iter = make_iterator(form, out, inputs);  // the iterator resizes and writes `out` itself
   return launch_elementwise(iter, op, scalars, promotion_of(form));
 }

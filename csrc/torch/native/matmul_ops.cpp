@@ -31,6 +31,8 @@ bool gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const
           const c10::Scalar& beta, const c10::Scalar& alpha) {
   const c10::DeviceIndex device = out.device().index();
   if (!has_native_kernels(device)) return false;
+  // Complex products (and complex alpha/beta): the ABI has no complex dtype; ATen's paths take them.
+  if (!hal_dtype_of(out.scalar_type()).has_value() || beta.isComplex() || alpha.isComplex()) return false;
   if (out.numel() == 0) return true;
   const at::Tensor ra = blas_readable(a), rb = blas_readable(b);
   const bool use_c = c.defined() && !(beta.isIntegral(true) ? beta.toLong() == 0 : beta.toDouble() == 0.0);
