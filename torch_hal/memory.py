@@ -6,6 +6,7 @@ import torch
 
 from torch_hal import _C
 from torch_hal.device_index import device_index
+from torch_hal.memory_history import _dump_snapshot, _record_memory_history, _snapshot, memory_snapshot  # noqa: F401
 
 _DeviceLike = Union[int, str, torch.device, None]
 
@@ -73,15 +74,6 @@ def set_per_process_memory_fraction(fraction: float, device: _DeviceLike = None)
 def mem_get_info(device: _DeviceLike = None):
     """(free, total) bytes of the device as its adapter reports them."""
     return tuple(_C.mem_get_info(device_index(device)))
-
-
-def memory_snapshot():
-    """Every segment the caching allocator holds, with its blocks (and allocation stacks when recording)."""
-    return _C.memory_snapshot()
-
-
-def _record_memory_history(enabled: bool = True, *args, **kwargs) -> None:
-    _C.record_memory_history(bool(enabled))
 
 
 def _format_bytes(n: int) -> str:

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "allocator_config.h"
+#include "allocator_trace.h"
 #include "hal/device_registry.h"
 #include "hal/error.h"
 #include "hal/event.h"
@@ -127,6 +128,15 @@ class DeviceAllocator {
     stats_.reset_accumulated();
   }
   void snapshot(std::vector<SegmentInfo>& out);
+  std::vector<TraceEntry> trace() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return trace_.entries();
+  }
+  int index() const { return device_.index; }
+  void clear_trace() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    trace_.clear();
+  }
   Block* allocated_block_containing(const void* ptr);
 
  private:
@@ -147,6 +157,7 @@ class DeviceAllocator {
   std::set<Block*, ByAddress> segments_;  // first block of each segment
   std::deque<PendingFree> pending_;
   DeviceStats stats_;
+  AllocatorTrace trace_;
   double fraction_ = 1.0;
   uint64_t limit_;            // fraction_ * total memory; reserved never exceeds it
   bool capped_by_fraction_ = false;  // the last failed segment request hit limit_, not the device
@@ -217,6 +228,7 @@ Block* DeviceAllocator::new_segment(size_t rounded, bool large, StreamId stream)
   stats_.segment.update(large, 1);
   stats_.reserved_bytes.update(large, static_cast<int64_t>(segment_size));
   ++stats_.num_device_alloc;
+  trace_.record(TraceAction::SegmentAlloc, reinterpret_cast<uint64_t>(ptr), segment_size, stream, {});
   return block;
 }
 
@@ -270,6 +282,8 @@ Allocation DeviceAllocator::allocate(size_t size, StreamId stream) {
   block->allocated = true;
   block->requested = size;
   if (ContextRecorder recorder = g_context_recorder.load()) block->context = recorder();
+  trace_.record(TraceAction::Alloc, reinterpret_cast<uint64_t>(block->ptr), block->size, block->stream,
+                block->context);
   stats_.allocation.update(large, 1);
   stats_.allocated_bytes.update(large, static_cast<int64_t>(block->size));
   stats_.active.update(large, 1);
@@ -296,6 +310,8 @@ void DeviceAllocator::free(Block* block) {
   }
   if (!events.empty()) pending_.push_back(PendingFree{block, {}});  // may throw: nothing changed yet
   block->allocated = false;
+  trace_.record(TraceAction::FreeRequested, reinterpret_cast<uint64_t>(block->ptr), block->size, block->stream,
+                block->context);
   stats_.allocation.update(block->is_large, -1);
   stats_.allocated_bytes.update(block->is_large, -static_cast<int64_t>(block->size));
   stats_.requested_bytes.update(block->is_large, -static_cast<int64_t>(block->requested));
@@ -309,6 +325,7 @@ void DeviceAllocator::free(Block* block) {
 }
 
 void DeviceAllocator::return_to_pool(Block* block) {
+  trace_.record(TraceAction::FreeCompleted, reinterpret_cast<uint64_t>(block->ptr), block->size, block->stream, {});
   stats_.active.update(block->is_large, -1);
   stats_.active_bytes.update(block->is_large, -static_cast<int64_t>(block->size));
   // The lower block of a pair always absorbs the upper one, so that a segment's first block (the key in
@@ -379,6 +396,7 @@ void DeviceAllocator::release_cached() {
     stats_.segment.update(block->is_large, -1);
     stats_.reserved_bytes.update(block->is_large, -static_cast<int64_t>(block->size));
     ++stats_.num_device_free;
+    trace_.record(TraceAction::SegmentFree, reinterpret_cast<uint64_t>(block->ptr), block->size, block->stream, {});
     delete block;
   }
 }
@@ -401,6 +419,7 @@ void DeviceAllocator::set_fraction(double fraction) {
 void DeviceAllocator::throw_oom(size_t requested) {
   uint64_t free_bytes = 0, total_bytes = device_.properties.total_memory_bytes;
   const bool known = device_.table().get_memory_info(device_.local_index, &free_bytes, &total_bytes) == HAL_STATUS_SUCCESS;
+  trace_.record(TraceAction::Oom, free_bytes, requested, StreamId{}, {});  // address: the device's free bytes
   std::string msg = "hal:" + std::to_string(device_.index) + " (" + device_.properties.name +
                     ") out of memory: tried to allocate " + format_bytes(static_cast<double>(requested)) + "; " +
                     format_bytes(static_cast<double>(stats_.allocated_bytes.current())) +
@@ -493,6 +512,16 @@ std::vector<SegmentInfo> memory_snapshot() {
   std::vector<SegmentInfo> out;
   per_device_state<DeviceAllocator>().for_each([&](DeviceAllocator& a) { a.snapshot(out); });
   return out;
+}
+
+std::map<int, std::vector<TraceEntry>> memory_trace() {
+  std::map<int, std::vector<TraceEntry>> out;
+  per_device_state<DeviceAllocator>().for_each([&](DeviceAllocator& a) { out[a.index()] = a.trace(); });
+  return out;
+}
+
+void clear_memory_trace() {
+  per_device_state<DeviceAllocator>().for_each([](DeviceAllocator& a) { a.clear_trace(); });
 }
 
 void set_context_recorder(ContextRecorder recorder) { g_context_recorder.store(recorder); }

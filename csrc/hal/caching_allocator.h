@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "hal/allocator_trace.h"
 #include "hal/streams.h"
 
 namespace hal {
@@ -79,6 +80,11 @@ struct SegmentInfo {
   std::vector<BlockInfo> blocks;
 };
 std::vector<SegmentInfo> memory_snapshot();
+
+// Each device's allocator actions since tracing began (hal/allocator_trace.h; set_trace_capacity turns
+// it on), oldest first, by hal index.
+std::map<int, std::vector<TraceEntry>> memory_trace();
+void clear_memory_trace();
 
 // Called at allocation time to fill BlockInfo::context; the glue installs one that returns the Python
 // stack when torch.hal.memory._record_memory_history() is on. nullptr turns recording off.

@@ -111,6 +111,18 @@ struct HalGuardImpl final : public c10::impl::DeviceGuardImplInterface {
   void synchronizeDevice(const c10::DeviceIndex device_index) const override {
     call_core([&] { hal::synchronize_device(device_index); });
   }
+  // torch.accelerator.get_device_capability(). Storage, copies and the CPU fallback serve every dtype on
+  // every hal device, so all are supported, except the quantized ones: quantized tensors need a quantizer
+  // and kernels per backend, which hal does not have.
+  c10::DeviceCapability getDeviceCapability(c10::Device d) const override {
+    device(index_of(d));  // IndexError for a device that does not exist
+    c10::DeviceCapability capability;
+    for (const auto index : {c10::kIndex_QInt8, c10::kIndex_QUInt8, c10::kIndex_QInt32, c10::kIndex_QUInt4x2,
+                             c10::kIndex_QUInt2x4}) {
+      capability.capability_data.capability_bits &= ~(uint64_t{1} << index);
+    }
+    return capability;
+  }
   void recordDataPtrOnStream(const c10::DataPtr& data_ptr, const c10::Stream& stream) const override {
     record_data_ptr_on_stream(data_ptr, stream.id());
   }

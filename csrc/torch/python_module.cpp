@@ -7,13 +7,16 @@
 #include <torch/csrc/Generator.h>
 #include <torch/csrc/utils/pybind.h>
 
+#include "allocator.h"
 #include "cpu_fallback.h"
+#include "dlpack_capsule.h"
 #include "generator.h"
 #include "hal/caching_allocator.h"
 #include "hal/fork_guard.h"
 #include "hal/pinned_memory.h"
 #include "hal/streams.h"
 #include "hal_context.h"
+#include "memory_history.h"
 #include "python_backend.h"
 #include "registration.h"
 
@@ -96,47 +99,6 @@ std::map<std::string, int64_t> host_stats_map(const hal::PinnedMemoryStats& s) {
   return out;
 }
 
-py::list snapshot_list() {
-  py::list out;
-  const auto segments = [] {
-    GilReleasedAroundCoreLock unlocked;  // see without_gil below
-    return call_core([] { return hal::memory_snapshot(); });
-  }();
-  for (const auto& seg : segments) {
-    py::dict s;
-    s["device"] = seg.device;
-    s["address"] = seg.address;
-    s["total_size"] = seg.total_size;
-    s["allocated_size"] = seg.allocated_size;
-    s["stream"] = seg.stream;
-    s["segment_type"] = seg.is_large ? "large" : "small";
-    py::list blocks;
-    for (const auto& b : seg.blocks) {
-      py::dict bd;
-      bd["address"] = b.address;
-      bd["size"] = b.size;
-      bd["requested_size"] = b.requested_size;
-      bd["state"] = b.allocated ? "active_allocated" : "inactive";
-      bd["context"] = b.context;
-      blocks.append(bd);
-    }
-    s["blocks"] = blocks;
-    out.append(s);
-  }
-  return out;
-}
-
-// Allocation contexts for memory snapshots: the Python stack, only while recording is on.
-std::string python_stack_context() {
-  py::gil_scoped_acquire gil;
-  try {
-    auto lines = py::module_::import("traceback").attr("format_stack")(py::none(), 8);
-    return py::str("").attr("join")(lines).cast<std::string>();
-  } catch (const py::error_already_set&) {
-    return {};
-  }
-}
-
 }  // namespace
 }  // namespace torch_hal
 
@@ -162,21 +124,18 @@ PYBIND11_MODULE(_C, m) {
   m.def("get_device_properties", [](int index) { return properties_dict(device(static_cast<c10::DeviceIndex>(index))); });
   m.def("adapters", &adapters_list);
   bind_python_backends(m);  // _register_python_backend: a torch_hal.CustomDeviceBackend as an adapter
+  bind_dlpack(m);           // retarget_dlpack, dlpack_device (torch_hal/dlpack.py)
   m.def("register_adapter_library", [](const std::string& path) {
     return call_core([&] { return registry().register_adapter_library(path); });
   });
-  m.def("mem_get_info", [](int index) {
-    const auto& d = device(static_cast<c10::DeviceIndex>(index));
-    uint64_t free_bytes = 0, total_bytes = 0;
-    call_core([&] {
-      hal::throw_on_failure(d.table(), d.table().get_memory_info(d.local_index, &free_bytes, &total_bytes),
-                            "get_memory_info");
-    });
-    return std::make_tuple(free_bytes, total_bytes);
-  }, without_gil);
+  m.def("mem_get_info", [](int index) { return memory_info(static_cast<c10::DeviceIndex>(index)); });
 
   // streams (torch.Stream / torch.Event carry the rest through the device guard)
   m.def("synchronize", [](int index) { call_core([&] { hal::synchronize_device(index); }); }, without_gil);
+  // The vendor's handle of a hal stream (a cudaStream_t on NVIDIA), for DLPack's stream exchange.
+  m.def("native_stream_handle", [](int index, int64_t id) {
+    return reinterpret_cast<uintptr_t>(call_core([&] { return hal::native_stream(index, id); }));
+  });
   m.def("current_stream_id", [](int index) { return call_core([&] { return hal::current_stream(index); }); });
   m.def("set_current_stream", [](int index, int64_t id) {
     call_core([&] {
@@ -196,7 +155,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("reset_peak_memory_stats", [](int index) { call_core([&] { hal::reset_peak_stats(index); }); }, without_gil);
   m.def("reset_accumulated_memory_stats", [](int index) { call_core([&] { hal::reset_accumulated_stats(index); }); },
         without_gil);
-  m.def("empty_cache", [] { call_core([] { hal::empty_cache(); }); }, without_gil);
+  m.def("empty_cache", &empty_device_cache);
   // Pinned host memory (hal/pinned_memory.h): torch.cuda.host_memory_stats()'s keys.
   m.def("host_memory_stats", [] { return call_core([] { return host_stats_map(hal::pinned_memory_stats()); }); },
         without_gil);
@@ -213,10 +172,7 @@ PYBIND11_MODULE(_C, m) {
   }, without_gil);
   m.def("get_memory_fraction", [](int index) { return call_core([&] { return hal::memory_fraction(index); }); },
         without_gil);
-  m.def("memory_snapshot", &snapshot_list);
-  m.def("record_memory_history", [](bool enabled) {
-    hal::set_context_recorder(enabled ? &python_stack_context : nullptr);
-  });
+  bind_memory_history(m);  // memory_snapshot, memory_trace, record_memory_history
 
   // random
   m.def("default_generator", [](int index) {

@@ -66,3 +66,33 @@ def test_pinned_source_dropped_under_non_blocking_copy(nvidia_device):
     out = [torch.full((1 << 20,), float(k)).pin_memory().to(nvidia_device, non_blocking=True) for k in range(32)]
     torch.hal.synchronize()
     assert all(bool((d.cpu() == k).all()) for k, d in enumerate(out))
+
+
+def test_dlpack_exchanges_cuda_memory_with_torch_cuda_without_copies(nvidia_device):
+    from torch.utils.dlpack import DLDeviceType
+
+    h = torch.arange(12.0, device=nvidia_device).reshape(3, 4)
+    local = torch.hal.get_device_properties(nvidia_device.index).local_index
+    assert tuple(h.__dlpack_device__()) == (DLDeviceType.kDLCUDA, local)
+    c = torch.from_dlpack(h, device=f"cuda:{local}")  # CUDA memory as kDLCUDA: torch.cuda takes it
+    assert c.device.type == "cuda" and c.data_ptr() == h.data_ptr()
+    c.mul_(2)
+    torch.cuda.synchronize()
+    assert h.cpu().tolist() == (torch.arange(12.0) * 2).reshape(3, 4).tolist()
+    back = torch.from_dlpack(c, device=nvidia_device)  # and back, aliased, on hal
+    assert back.device == nvidia_device and back.data_ptr() == h.data_ptr()
+    assert torch.from_dlpack(h).device == nvidia_device  # a hal tensor stays on hal
+
+
+def test_accelerator_api_on_the_gpu(nvidia_device):
+    torch.hal.set_device(nvidia_device)
+    before = torch.accelerator.memory_allocated(nvidia_device)
+    x = torch.empty(1 << 20, device=nvidia_device)
+    assert torch.accelerator.memory_allocated(nvidia_device) - before == x.nbytes
+    free, total = torch.accelerator.get_memory_info(nvidia_device)
+    assert 0 < free <= total
+    assert torch.bfloat16 in torch.accelerator.get_device_capability(nvidia_device)["supported_dtypes"]
+    y = torch.randn(512, 512, device=nvidia_device)
+    with torch.autograd.profiler.profile(use_device="hal") as prof:
+        (y @ y).sum()
+    assert {e.key: e for e in prof.key_averages()}["aten::mm"].device_time_total > 0
