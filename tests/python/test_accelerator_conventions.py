@@ -2,6 +2,7 @@
 c10::DeviceAllocator, device capability, DLPack export and import, and memory snapshots in torch.cuda's
 format that PyTorch's memory_viz reads. Each failed before: torch.accelerator.memory_allocated() hit an
 internal assert, get_device_capability was unsupported, __dlpack_device__ raised "Unknown device type hal"."""
+import gc
 import pickle
 import textwrap
 
@@ -23,6 +24,7 @@ def run_ok(code: str, **env) -> str:
 
 
 def test_accelerator_memory_api_reports_the_caching_allocator(hal0):
+    gc.collect()  # tensors of earlier tests held by reference cycles must not be freed mid-measurement
     torch.accelerator.empty_cache()
     before = torch.accelerator.memory_allocated(hal0)
     x = torch.empty(1 << 20, device=hal0)  # 4 MiB
