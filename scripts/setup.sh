@@ -16,6 +16,11 @@ need_apt=()
 command -v cmake >/dev/null || need_apt+=(cmake)
 command -v g++ >/dev/null || need_apt+=(g++)
 if [[ $with_tests -eq 1 && ! -f /usr/include/gtest/gtest.h ]]; then need_apt+=(libgtest-dev); fi
+# The AMD adapter's toolchain (Debian's HIP 5.2: hipcc, the runtime and device libraries), so the tests
+# build it and check that it loads and holds code objects; no AMD GPU is needed.
+if [[ $with_tests -eq 1 ]] && ! command -v hipcc >/dev/null && apt-cache show hipcc >/dev/null 2>&1; then
+  need_apt+=(hipcc libamdhip64-dev rocm-device-libs)
+fi
 if [[ ${#need_apt[@]} -gt 0 ]]; then
   echo "setup: installing ${need_apt[*]} with apt-get"
   as_root apt-get update -qq

@@ -18,8 +18,6 @@ hal_status_t fail(hal_status_t status, const std::string& message) {
   return status;
 }
 
-hal_status_t fail(hal_status_t status, const char* message) { return fail(status, std::string(message)); }
-
 hal_status_t status_of(cudaError_t error, hal_status_t out_of_memory) {
   switch (error) {
     case cudaSuccess: return HAL_STATUS_SUCCESS;

@@ -8,7 +8,7 @@
 #include <new>
 #include <string>
 
-#include "kernels/op_call.h"  // hal_nvidia::fail, declared for the kernel families
+#include "kernels/op_call.h"  // hal_gpu::fail, declared for the kernel library
 
 namespace hal_nvidia {
 

@@ -52,6 +52,13 @@ hal_status_t try_lt_bias_gemm(BlasContext::Lease& lease, const GemmPlan& plan, c
 
 }  // namespace
 
+}  // namespace hal_nvidia
+
+// The kernel library's GEMM entry point (kernels/op_call.h), which each adapter gives its vendor's BLAS.
+namespace hal_gpu {
+
+using namespace hal_nvidia;
+
 hal_status_t launch_gemm(const OpCall& call) {
   GemmPlan plan;
   std::string why;
@@ -89,4 +96,4 @@ hal_status_t launch_gemm(const OpCall& call) {
   return run_cublas(*api, handle, plan);
 }
 
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

@@ -15,6 +15,14 @@ void StreamScratchCache::forget(cudaStream_t stream) {
   buffers_.erase(stream);
 }
 
+}  // namespace hal_nvidia
+
+namespace hal_gpu {
+
+using hal_nvidia::device_state;
+using hal_nvidia::kRetainedScratchBytes;
+using hal_nvidia::StreamScratchCache;
+
 StreamScratch::StreamScratch(int32_t device, cudaStream_t stream, size_t bytes) : stream_(stream) {
   if (bytes == 0) return;
   if (bytes > kRetainedScratchBytes) {
@@ -51,4 +59,4 @@ StreamScratch::~StreamScratch() {
   if (own_memory_) (void)cudaFreeAsync(ptr_, stream_);  // after the kernels queued with it
 }
 
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

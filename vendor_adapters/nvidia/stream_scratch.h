@@ -18,6 +18,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "kernels/adapter_services.h"
+
 namespace hal_nvidia {
 
 constexpr size_t kRetainedScratchBytes = size_t{16} << 20;
@@ -35,7 +37,7 @@ class StreamScratchCache {
   void forget(cudaStream_t stream);
 
  private:
-  friend class StreamScratch;
+  friend class hal_gpu::StreamScratch;  // the lease (kernels/adapter_services.h) defined in stream_scratch.cpp
   // Memory from cudaMallocAsync on `stream`, freed with cudaFreeAsync on it.
   struct Buffer {
     Buffer() = default;
@@ -49,29 +51,6 @@ class StreamScratchCache {
   };
   std::mutex mutex_;
   std::unordered_map<cudaStream_t, Buffer> buffers_;
-};
-
-class StreamScratch {
- public:
-  // `bytes` of scratch on `device` (current) for kernels queued on `stream`; ok() is false when the memory
-  // could not be had (no kernel may then be queued).
-  StreamScratch(int32_t device, cudaStream_t stream, size_t bytes);
-  ~StreamScratch();
-  StreamScratch(const StreamScratch&) = delete;
-  StreamScratch& operator=(const StreamScratch&) = delete;
-
-  bool ok() const { return ok_; }
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(ptr_);
-  }
-
- private:
-  std::unique_lock<std::mutex> lock_;
-  cudaStream_t stream_ = nullptr;
-  void* ptr_ = nullptr;
-  bool own_memory_ = false;  // over kRetainedScratchBytes: cudaMallocAsync'd for this lease alone
-  bool ok_ = true;
 };
 
 }  // namespace hal_nvidia

@@ -1,18 +1,15 @@
-// Small helpers shared by the NVIDIA kernel families: reading the op's scalars by kind, storage-type
+// Small helpers shared by the kernel families: reading the op's scalars by kind, storage-type
 // conversions and 16-byte packs for templated kernels, warp/block sums, stream-ordered scratch memory, and
 // launch geometry. Additive to tensor_access.cuh (which owns dtype loads/stores).
 #pragma once
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
-
 #include <cstdint>
 
+#include "kernels/gpu_runtime.h"
 #include "kernels/op_call.h"
 #include "kernels/tensor_access.cuh"
 
-namespace hal_nvidia {
+namespace hal_gpu {
 
 // The op's own scalar k, as adapter.h numbers them (after any scalar operands' values, which come first).
 inline const hal_scalar_t& op_scalar(const OpCall& call, int k, int scalar_operands = 0) {
@@ -93,4 +90,4 @@ inline unsigned grid_for(int64_t n, int threads, int64_t max_blocks = 65536LL * 
   return static_cast<unsigned>(blocks < max_blocks ? blocks : max_blocks);
 }
 
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

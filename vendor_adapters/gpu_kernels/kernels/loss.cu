@@ -15,7 +15,7 @@
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
 
-namespace hal_nvidia {
+namespace hal_gpu {
 namespace {
 
 enum Reduction : int64_t { kNone = 0, kMean = 1, kSum = 2 };
@@ -217,4 +217,4 @@ hal_status_t launch_loss(const OpCall& call) {
   return f64 ? forward<double>(call, p, reduction) : forward<float>(call, p, reduction);
 }
 
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

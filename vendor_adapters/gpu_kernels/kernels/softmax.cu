@@ -14,7 +14,7 @@
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
 
-namespace hal_nvidia {
+namespace hal_gpu {
 namespace {
 
 enum class Kind : int { Softmax, LogSoftmax, SoftmaxBackward, LogSoftmaxBackward };
@@ -201,4 +201,4 @@ hal_status_t launch_softmax(const OpCall& call) {
   return fail(HAL_STATUS_NOT_SUPPORTED, "softmax: unsupported dtypes");
 }
 
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

@@ -12,11 +12,11 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/adapter_services.h"
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
-#include "stream_scratch.h"
 
-namespace hal_nvidia {
+namespace hal_gpu {
 namespace {
 
 __device__ __forceinline__ float rsqrt_acc(float v) { return rsqrtf(v); }
@@ -283,4 +283,4 @@ hal_status_t launch_layer_norm(const OpCall& call) {
   }
 }
 
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

@@ -8,7 +8,7 @@
 #include "kernels/elementwise_ops.cuh"
 #include "kernels/tensor_access.cuh"
 
-namespace hal_nvidia {
+namespace hal_gpu {
 
 // A hal_scalar_t in the compute type T.
 template <class T>
@@ -43,4 +43,4 @@ ew::Params<T> params_of(int32_t op, const hal_scalar_t* own) {
   return p;
 }
 
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

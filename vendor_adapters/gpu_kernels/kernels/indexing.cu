@@ -16,7 +16,7 @@
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
 
-namespace hal_nvidia {
+namespace hal_gpu {
 namespace {
 
 __device__ __forceinline__ void copy_element(char* dst, const char* src, int size) {
@@ -362,4 +362,4 @@ hal_status_t launch_indexing(const OpCall& call) {
   }
 }
 
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

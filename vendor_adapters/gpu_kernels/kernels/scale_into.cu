@@ -4,7 +4,7 @@
 #include "scale_into.h"
 #include "tensor_access.cuh"
 
-namespace hal_nvidia {
+namespace hal_gpu {
 namespace {
 
 // One thread per output element, grid-stride. T is the compute type: float for 16- and 32-bit floats,
@@ -40,4 +40,4 @@ hal_status_t scale_into(const hal_tensor_t& out, const hal_tensor_t* src, double
                                                  src != nullptr, static_cast<float>(scale), n);
 }
 
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

@@ -9,8 +9,6 @@
 // those. More groups take several launches on the same stream. The ops of a training step (add, sub, mul,
 // div, sqrt, lerp, addcmul, addcdiv, and copy for zeroing) are compiled per op with 16-byte accesses and
 // several elements in flight per thread; every other elementwise op takes one runtime-dispatched loop.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 
 #include <cstdint>
 #include <limits>
@@ -19,11 +17,12 @@
 #include "kernels/elementwise_ops.cuh"
 #include "kernels/elementwise_scalars.cuh"
 #include "kernels/family_support.cuh"
+#include "kernels/gpu_runtime.h"
 #include "kernels/kernel_launch.h"
 #include "kernels/op_call.h"
 #include "kernels/tensor_access.cuh"
 
-namespace hal_nvidia {
+namespace hal_gpu {
 namespace {
 
 constexpr int kThreads = 256;
@@ -268,4 +267,4 @@ hal_status_t launch_multi_tensor(const OpCall& call) {
   }
 }
 
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

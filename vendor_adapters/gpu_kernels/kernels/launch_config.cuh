@@ -1,26 +1,25 @@
 // Grid sizes for grid-stride kernels, from the device's SM count (queried once per device).
 #pragma once
 
-#include <cuda_runtime.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 
+#include "kernels/adapter_services.h"
+#include "kernels/gpu_runtime.h"
 #include "kernels/op_call.h"
 
-namespace hal_nvidia {
+namespace hal_gpu {
 
-// Number of SMs of `device` (cached: the attribute query is not free on every launch).
+// Number of SMs (CUs on AMD) of `device`, cached: the adapter's query is not free on every launch.
 inline int sm_count(int32_t device) {
   static std::atomic<int> cache[kMaxCachedDevices] = {};
-  if (device < 0 || device >= kMaxCachedDevices) return 132;
+  constexpr int kUnknown = 132;  // an H100's count: grids sized for a large GPU stay correct on any
+  if (device < 0 || device >= kMaxCachedDevices) return kUnknown;
   int n = cache[device].load(std::memory_order_relaxed);
   if (n == 0) {
-    if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || n <= 0) {
-      (void)cudaGetLastError();  // a failed query leaves no sticky error behind
-      n = 132;
-    }
+    n = multiprocessor_count(device);
+    if (n <= 0) n = kUnknown;
     cache[device].store(n, std::memory_order_relaxed);
   }
   return n;
@@ -39,4 +38,4 @@ inline unsigned grid_for(int64_t work, int per_block, int32_t device, int blocks
   return static_cast<unsigned>(std::max<int64_t>(1, std::min(needed, cap)));
 }
 
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

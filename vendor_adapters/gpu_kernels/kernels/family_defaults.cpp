@@ -6,31 +6,31 @@
 
 #include "op_call.h"
 
-namespace hal_nvidia {
+namespace hal_gpu {
 namespace {
 
 hal_status_t family_missing(const OpCall& call, const char* family) {
-  return fail(HAL_STATUS_NOT_SUPPORTED, ("the NVIDIA adapter was built without its " + std::string(family) +
+  return fail(HAL_STATUS_NOT_SUPPORTED, ("this adapter was built without its " + std::string(family) +
                                          " kernels (op " + std::to_string(call.op) + ")")
                                             .c_str());
 }
 
 }  // namespace
 
-#define HAL_NVIDIA_WEAK_FAMILY(fn, family) \
+#define HAL_GPU_WEAK_FAMILY(fn, family) \
   __attribute__((weak)) hal_status_t fn(const OpCall& call) { return family_missing(call, family); }
 
-HAL_NVIDIA_WEAK_FAMILY(launch_elementwise, "elementwise")
-HAL_NVIDIA_WEAK_FAMILY(launch_reduction, "reduction")
-HAL_NVIDIA_WEAK_FAMILY(launch_softmax, "softmax")
-HAL_NVIDIA_WEAK_FAMILY(launch_layer_norm, "layer_norm")
-HAL_NVIDIA_WEAK_FAMILY(launch_loss, "loss")
-HAL_NVIDIA_WEAK_FAMILY(launch_embedding, "embedding")
-HAL_NVIDIA_WEAK_FAMILY(launch_indexing, "indexing")
-HAL_NVIDIA_WEAK_FAMILY(launch_random, "random")
-HAL_NVIDIA_WEAK_FAMILY(launch_gemm, "GEMM")
-HAL_NVIDIA_WEAK_FAMILY(launch_multi_tensor, "multi-tensor")
+HAL_GPU_WEAK_FAMILY(launch_elementwise, "elementwise")
+HAL_GPU_WEAK_FAMILY(launch_reduction, "reduction")
+HAL_GPU_WEAK_FAMILY(launch_softmax, "softmax")
+HAL_GPU_WEAK_FAMILY(launch_layer_norm, "layer_norm")
+HAL_GPU_WEAK_FAMILY(launch_loss, "loss")
+HAL_GPU_WEAK_FAMILY(launch_embedding, "embedding")
+HAL_GPU_WEAK_FAMILY(launch_indexing, "indexing")
+HAL_GPU_WEAK_FAMILY(launch_random, "random")
+HAL_GPU_WEAK_FAMILY(launch_gemm, "GEMM")
+HAL_GPU_WEAK_FAMILY(launch_multi_tensor, "multi-tensor")
 
-#undef HAL_NVIDIA_WEAK_FAMILY
+#undef HAL_GPU_WEAK_FAMILY
 
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

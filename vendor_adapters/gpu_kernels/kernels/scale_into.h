@@ -3,11 +3,11 @@
 
 #include "op_call.h"
 
-namespace hal_nvidia {
+namespace hal_gpu {
 
 // `src` has out's ndim and shape with any strides (0 on broadcast dimensions: an addmm bias [N] expanded to
 // [M, N]); both share one floating dtype (f16, bf16, f32, f64). Queued on `stream`.
 hal_status_t scale_into(const hal_tensor_t& out, const hal_tensor_t* src, double scale, int32_t device,
                         cudaStream_t stream);
 
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

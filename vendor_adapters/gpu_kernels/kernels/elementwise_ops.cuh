@@ -4,14 +4,13 @@
 // NaN propagates through maximum/minimum/clamp, remainder takes the divisor's sign, round is half to even.
 #pragma once
 
-#include <cuda_runtime.h>
-
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/gpu_runtime.h"
 #include "torch_hal/adapter.h"
 
-namespace hal_nvidia::ew {
+namespace hal_gpu::ew {
 
 // The op's own scalars, converted once on the host: s0 is alpha / negative_slope / threshold / value;
 // mode is DIV's rounding (0 true, 1 trunc, 2 floor) or GELU's approximation (0 erf, 1 tanh).
@@ -376,4 +375,4 @@ __device__ __forceinline__ T apply_runtime(int32_t op, const T* v, const Params<
   return T(0);
 }
 
-}  // namespace hal_nvidia::ew
+}  // namespace hal_gpu::ew

@@ -3,21 +3,20 @@
 // dimensions); it then takes the vectorized path (elementwise_vectorized.cu) when every tensor operand is
 // contiguous and of one floating dtype, else a generic strided kernel templated only on arity and
 // compute type, which converts each operand's dtype as it loads and stores (no temporaries).
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 
 #include <cstring>
 
-#include "cuda_status.h"
+#include "kernels/adapter_services.h"
 #include "kernels/elementwise_ops.cuh"
 #include "kernels/elementwise_scalars.cuh"
 #include "kernels/elementwise_vectorized.h"
+#include "kernels/gpu_runtime.h"
 #include "kernels/kernel_launch.h"
 #include "kernels/launch_config.cuh"
 #include "kernels/op_call.h"
 #include "kernels/tensor_access.cuh"
 
-namespace hal_nvidia {
+namespace hal_gpu {
 namespace {
 
 using ew::Params;
@@ -196,8 +195,7 @@ hal_status_t run_fill(const OpCall& call, Iteration& it) {
     bool uniform_bytes = true;  // every byte of the pattern equal: one memset
     for (int b = 1; b < size; ++b) uniform_bytes &= ((bits >> (8 * b)) & 0xFF) == (bits & 0xFF);
     if (uniform_bytes) {
-      return check_queued(cudaMemsetAsync(out.base, static_cast<int>(bits & 0xFF), bytes, call.stream),
-                          "fill (memset)");
+      return memset_async(out.base, static_cast<int>(bits & 0xFF), bytes, call.stream, "fill (memset)");
     }
     if (reinterpret_cast<uintptr_t>(out.base) % 16 == 0) {
       uint64_t word[2];
@@ -324,9 +322,8 @@ hal_status_t launch_elementwise(const OpCall& call) {
   if (op == HAL_OP_COPY && it.ops[0].dtype == it.ops[1].dtype && is_contiguous(out) &&
       !is_scalar_operand(call.inputs[0]) && is_contiguous(call.inputs[0])) {
     if (it.ops[0].base == it.ops[1].base) return HAL_STATUS_SUCCESS;
-    return check_queued(cudaMemcpyAsync(it.ops[0].base, it.ops[1].base, n * it.ops[0].elem_size,
-                                        cudaMemcpyDeviceToDevice, call.stream),
-                        "copy (memcpy)");
+    return copy_device_async(it.ops[0].base, it.ops[1].base, n * it.ops[0].elem_size, call.stream,
+                             "copy (memcpy)");
   }
 
   // The vectorized path: every tensor operand contiguous and of the output's floating dtype.
@@ -365,4 +362,4 @@ hal_status_t launch_elementwise(const OpCall& call) {
   }
 }
 
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

@@ -9,7 +9,7 @@
 #include "kernels/op_call.h"
 #include "kernels/tensor_access.cuh"
 
-namespace hal_nvidia::ew {
+namespace hal_gpu::ew {
 
 struct VectorizedCall {
   int32_t op = 0;
@@ -26,4 +26,4 @@ struct VectorizedCall {
 // NOT_SUPPORTED, having launched nothing, when the op, dtype or pointer alignment has no vectorized kernel.
 hal_status_t launch_vectorized(const VectorizedCall& call);
 
-}  // namespace hal_nvidia::ew
+}  // namespace hal_gpu::ew

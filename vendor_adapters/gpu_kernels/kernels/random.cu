@@ -18,11 +18,11 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/adapter_services.h"
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
-#include "stream_scratch.h"
 
-namespace hal_nvidia {
+namespace hal_gpu {
 namespace {
 
 struct Words {
@@ -329,4 +329,4 @@ hal_status_t launch_random(const OpCall& call) {
                                         out_op, shape, contiguous, n, ctr, from, range);
 }
 
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

@@ -9,15 +9,14 @@
 // the runtime launches the kernel instead, which also reports any error in the runtime's own terms.
 #pragma once
 
-#include <cuda_runtime.h>
-
 #include <atomic>
 #include <tuple>
 #include <utility>
 
+#include "kernels/gpu_runtime.h"
 #include "kernels/op_call.h"
 
-namespace hal_nvidia {
+namespace hal_gpu {
 namespace launch_detail {
 
 // A kernel's driver handle per device (nullptr: not resolved yet).
@@ -54,4 +53,4 @@ hal_status_t launch_kernel(const char* name, int32_t device, dim3 grid, dim3 blo
       values);
 }
 
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

@@ -10,19 +10,19 @@
 //    outputs, so a warp reads one contiguous stretch of a row of the input.
 // Partial results of a split reduction go to the stream's scratch buffer (stream_scratch.h), which a
 // second kernel combines in a fixed order (no atomics: results are deterministic).
-#include <cuda_runtime.h>
 
 #include <algorithm>
 #include <limits>
 #include <type_traits>
 
+#include "kernels/adapter_services.h"
+#include "kernels/gpu_runtime.h"
 #include "kernels/kernel_launch.h"
 #include "kernels/launch_config.cuh"
 #include "kernels/op_call.h"
 #include "kernels/tensor_access.cuh"
-#include "stream_scratch.h"
 
-namespace hal_nvidia {
+namespace hal_gpu {
 namespace {
 
 constexpr int kThreads = 256;
@@ -222,7 +222,7 @@ __global__ void __launch_bounds__(kThreads) reduce_kernel(ReduceArgs a, typename
     }
   }
   // Tree over y in shared memory (by is a power of two).
-  __shared__ alignas(16) unsigned char raw[kThreads * sizeof(Acc)];
+  alignas(16) __shared__ unsigned char raw[kThreads * sizeof(Acc)];  // this order: hipcc refuses the other
   Acc* s = reinterpret_cast<Acc*>(raw);
   s[ty * bx + tx] = acc;
   __syncthreads();
@@ -411,4 +411,4 @@ hal_status_t launch_reduction(const OpCall& call) {
   return dispatch<int64_t>(call, a);
 }
 
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

@@ -1,16 +1,22 @@
-// One native op launch as the NVIDIA adapter's kernel families receive it, and the families' entry points.
+// One native op launch as the GPU kernel library's families receive it, and the families' entry points.
 // launch_op (op_dispatch.cpp) routes an op id to the family that owns it; each family returns
 // HAL_STATUS_NOT_SUPPORTED, having done nothing, for ops, dtypes or layouts it does not handle, so the core
-// falls back. Plain C++ (no CUDA headers) so that host-compiled files can include it.
+// falls back. Plain C++ (no vendor headers) so that host-compiled files can include it.
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "torch_hal/adapter.h"
 
+// The vendor's stream handle, under CUDA's name in both builds (see gpu_runtime.h).
+#if defined(HAL_GPU_HIP)
+typedef struct ihipStream_t* cudaStream_t;
+#else
 typedef struct CUstream_st* cudaStream_t;
+#endif
 
-namespace hal_nvidia {
+namespace hal_gpu {
 
 // Per-device caches of the kernel families (SM counts, kernel handles) have this many slots; devices past
 // it still work, uncached.
@@ -48,5 +54,6 @@ hal_status_t launch_multi_tensor(const OpCall& call);
 
 // Records the per-thread message that the adapter's get_last_error() returns; returns `status`.
 hal_status_t fail(hal_status_t status, const char* message);
+inline hal_status_t fail(hal_status_t status, const std::string& message) { return fail(status, message.c_str()); }
 
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

@@ -6,7 +6,9 @@
 
 #include "cuda_status.h"
 
-namespace hal_nvidia::launch_detail {
+namespace hal_gpu::launch_detail {
+
+using namespace hal_nvidia;  // cuda_status.h
 namespace {
 
 using DriverLaunch = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
@@ -60,4 +62,4 @@ hal_status_t launch(FunctionCache& cache, const void* kernel, const char* name, 
   return error == cudaSuccess ? HAL_STATUS_SUCCESS : queue_failure(error, std::string("launching ") + name);
 }
 
-}  // namespace hal_nvidia::launch_detail
+}  // namespace hal_gpu::launch_detail

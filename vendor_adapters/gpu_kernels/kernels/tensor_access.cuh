@@ -1,16 +1,13 @@
 // Reading hal_tensor_t operands inside CUDA kernels: runtime dtypes, strided offsets, compute types.
-// Shared by every kernel family of the NVIDIA adapter (one implementation of dtype loads and stores).
+// Shared by every kernel family of the GPU kernel library (one implementation of dtype loads and stores).
 #pragma once
-
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
 
 #include <cstdint>
 
+#include "kernels/gpu_runtime.h"
 #include "torch_hal/adapter.h"
 
-namespace hal_nvidia {
+namespace hal_gpu {
 
 enum class DType : uint8_t { Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64, Unsupported };
 
@@ -177,4 +174,4 @@ __device__ __forceinline__ void offsets_of32(uint32_t i, const Shape& shape, con
   }
 }
 
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

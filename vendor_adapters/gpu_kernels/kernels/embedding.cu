@@ -11,12 +11,11 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "cuda_status.h"
+#include "kernels/adapter_services.h"
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
-#include "stream_scratch.h"
 
-namespace hal_nvidia {
+namespace hal_gpu {
 namespace {
 
 template <class Acc>
@@ -54,7 +53,7 @@ hal_status_t run(const OpCall& call, int64_t N, int64_t D, int64_t V, int64_t pa
   StreamScratch scratch(call.device, call.stream, direct ? 0 : acc_bytes);
   if (!scratch.ok()) return fail(HAL_STATUS_OUT_OF_DEVICE_MEMORY, "embedding backward: no scratch memory");
   Acc* acc = direct ? reinterpret_cast<Acc*>(out_op.base) : scratch.as<Acc>();
-  if (hal_status_t s = check_queued(cudaMemsetAsync(acc, 0, acc_bytes, call.stream), "embedding backward memset");
+  if (hal_status_t s = memset_async(acc, 0, acc_bytes, call.stream, "embedding backward memset");
       s != HAL_STATUS_SUCCESS) {
     return s;
   }
@@ -97,4 +96,4 @@ hal_status_t launch_embedding(const OpCall& call) {
   return ot == DType::F64 ? run<double>(call, N, D, V, padding_idx) : run<float>(call, N, D, V, padding_idx);
 }
 
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

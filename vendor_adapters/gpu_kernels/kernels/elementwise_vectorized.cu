@@ -1,15 +1,13 @@
+#include "kernels/elementwise_vectorized.h"
+#include "kernels/family_support.cuh"
+#include "kernels/gpu_runtime.h"
+#include "kernels/kernel_launch.h"
+#include "kernels/launch_config.cuh"
 // Vectorized elementwise kernels for the hot ops of training: one 16-byte load per tensor operand and
 // thread per step, computed in float, grid-stride. One kernel per (storage type, op) so the op's math is
 // inlined; the op list is deliberately short to keep compile time down (others take the generic path).
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 
-#include "kernels/elementwise_vectorized.h"
-#include "kernels/family_support.cuh"
-#include "kernels/kernel_launch.h"
-#include "kernels/launch_config.cuh"
-
-namespace hal_nvidia::ew {
+namespace hal_gpu::ew {
 namespace {
 
 constexpr int kThreads = 256;
@@ -129,4 +127,4 @@ hal_status_t launch_vectorized(const VectorizedCall& c) {
   return HAL_STATUS_NOT_SUPPORTED;
 }
 
-}  // namespace hal_nvidia::ew
+}  // namespace hal_gpu::ew

@@ -1,0 +1,81 @@
+// The portability header of the GPU kernel library: the one place that knows whether these sources are
+// being compiled by nvcc for NVIDIA or by hipcc/clang for AMD. The sources keep CUDA's spelling, the lingua
+// franca of GPU kernels; for HIP this header includes HIP's headers and maps the few names that differ.
+// Runtime API calls (memory, streams, launches) are not mapped: the library makes none of its own, it asks
+// its adapter (adapter_services.h), which reaches its vendor's runtime however it loads it.
+#pragma once
+
+#if defined(HAL_GPU_HIP)
+#include <hip/hip_runtime.h>
+#include <hip/hip_fp16.h>
+#include <hip/hip_bfloat16.h>
+
+#include <cstdint>
+
+typedef hipStream_t cudaStream_t;
+typedef hipError_t cudaError_t;
+// HIP's bfloat16 type of ROCm 5.x, with conversions under CUDA's names (for hipcc's passes only: host
+// files of the adapter include this header for the types alone).
+typedef hip_bfloat16 __nv_bfloat16;
+#if defined(__HIPCC__)
+__host__ __device__ inline float __bfloat162float(hip_bfloat16 v) { return static_cast<float>(v); }
+__host__ __device__ inline hip_bfloat16 __float2bfloat16(float v) { return hip_bfloat16(v); }  // rounds to nearest even
+__host__ __device__ inline hip_bfloat16 __float2bfloat16_rn(float v) { return hip_bfloat16(v); }
+
+// HIP 5.x has no atomicAdd for 16-bit floats: a compare-and-swap loop on the aligned 32-bit word that holds
+// the value, replacing only its half of the word.
+template <class T, class ToFloat, class FromFloat>
+__device__ inline T atomic_add_16bit(T* address, T value, ToFloat to_float, FromFloat from_float) {
+  auto* word = reinterpret_cast<unsigned int*>(reinterpret_cast<uintptr_t>(address) & ~uintptr_t{3});
+  const unsigned int shift = (reinterpret_cast<uintptr_t>(address) & 2) ? 16u : 0u;
+  unsigned int old = *word, assumed;
+  do {
+    assumed = old;
+    unsigned short bits = static_cast<unsigned short>((assumed >> shift) & 0xFFFFu);
+    T current;
+    __builtin_memcpy(&current, &bits, sizeof(bits));
+    const T sum = from_float(to_float(current) + to_float(value));
+    __builtin_memcpy(&bits, &sum, sizeof(bits));
+    const unsigned int updated = (assumed & ~(0xFFFFu << shift)) | (static_cast<unsigned int>(bits) << shift);
+    old = atomicCAS(word, assumed, updated);
+  } while (old != assumed);
+  unsigned short previous = static_cast<unsigned short>((old >> shift) & 0xFFFFu);
+  T result;
+  __builtin_memcpy(&result, &previous, sizeof(previous));
+  return result;
+}
+__device__ inline __half atomicAdd(__half* address, __half value) {
+  return atomic_add_16bit(address, value, [](__half v) { return __half2float(v); },
+                          [](float v) { return __float2half(v); });
+}
+__device__ inline hip_bfloat16 atomicAdd(hip_bfloat16* address, hip_bfloat16 value) {
+  return atomic_add_16bit(address, value, [](hip_bfloat16 v) { return static_cast<float>(v); },
+                          [](float v) { return hip_bfloat16(v); });
+}
+#endif  // __HIPCC__
+// HIP's shuffles take no lane mask: every lane of the wavefront takes part, as with CUDA's full mask.
+#define __shfl_xor_sync(mask, value, lane_mask) __shfl_xor((value), (lane_mask))
+// A CUDA 11.7 hint for by-value kernel parameters; HIP has no such qualifier.
+#define __grid_constant__
+#else
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#endif
+
+namespace hal_gpu {
+
+// The kernels' reductions work in logical warps of 32 lanes. On AMD's 64-wide wavefronts (CDNA: gfx90a,
+// gfx942) that is still exact: an xor-shuffle with a lane mask below 32 never leaves its half-wavefront, so
+// each half reduces on its own, and the block-level step combines blockDim.x / 32 partials either way.
+// Kernels that need the hardware width use kHardwareWarpSize.
+constexpr int kLogicalWarpSize = 32;
+#if defined(HAL_GPU_HIP) && defined(__AMDGCN_WAVEFRONT_SIZE)
+constexpr int kHardwareWarpSize = __AMDGCN_WAVEFRONT_SIZE;
+#elif defined(HAL_GPU_HIP)
+constexpr int kHardwareWarpSize = 64;  // host pass of a HIP build: the widest the device passes may use
+#else
+constexpr int kHardwareWarpSize = 32;
+#endif
+
+}  // namespace hal_gpu
