@@ -5,6 +5,7 @@ build/cmake-<python tag> and rebuilds incrementally afterwards. The shared libra
 torch_hal/lib/ (adapters, core) and torch_hal/ (the extension), which is where the package loads them.
 """
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -49,6 +50,9 @@ class CMakeBuild(build_ext):
             f"-DTORCH_HAL_EXT_SUFFIX={sysconfig.get_config_var('EXT_SUFFIX')}",
             f"-DTORCH_HAL_BUILD_TESTS={os.environ.get('TORCH_HAL_BUILD_TESTS', 'ON')}",
         ]
+        # Extra CMake arguments, e.g. a host-only build for quick work on the core:
+        # TORCH_HAL_CMAKE_ARGS="-DCMAKE_CUDA_COMPILER=NOTFOUND -DHAL_HIPCC=HAL_HIPCC-NOTFOUND"
+        configure += shlex.split(os.environ.get("TORCH_HAL_CMAKE_ARGS", ""))
         if (build_dir / "CMakeCache.txt").exists() is False or os.environ.get("TORCH_HAL_RECONFIGURE"):
             subprocess.check_call(configure, cwd=build_dir)
         else:  # cheap re-run keeps the cache, picks up new files
