@@ -39,6 +39,7 @@ LoadedRuntime load() {
   std::string missing;
   resolve(library, "hipInit", a.Init, missing);
   resolve(library, "hipGetDeviceCount", a.GetDeviceCount, missing);
+  resolve(library, "hipGetDevice", a.GetDevice, missing);
   resolve(library, "hipSetDevice", a.SetDevice, missing);
   resolve(library, "hipDeviceGetAttribute", a.DeviceGetAttribute, missing);
   resolve(library, "hipDeviceGetName", a.DeviceGetName, missing);

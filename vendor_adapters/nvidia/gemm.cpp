@@ -9,7 +9,7 @@
 #include "cublas_library.h"
 #include "cublaslt_library.h"
 #include "cuda_status.h"
-#include "gemm_plan.h"
+#include "kernels/gemm_plan.h"
 #include "kernels/op_call.h"
 #include "kernels/scale_into.h"
 #include "lt_bias_gemm.h"

@@ -12,11 +12,17 @@
 #include <unordered_map>
 
 #include "cublaslt_library.h"
-#include "gemm_plan.h"
+#include "kernels/gemm_plan.h"
 #include "library_handle.h"
 #include "torch_hal/adapter.h"
 
 namespace hal_nvidia {
+
+// The plan is the kernel library's (shared with the AMD adapter's rocBLAS path).
+using hal_gpu::BlasOperand;
+using hal_gpu::GemmPlan;
+using hal_gpu::GemmType;
+using hal_gpu::plan_gemm;
 
 // Everything cuBLASLt's choice of algorithm depends on. The pointers' alignments are part of it: the
 // heuristic is told what they are and may pick kernels that need them.
