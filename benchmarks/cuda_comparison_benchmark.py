@@ -51,10 +51,12 @@ time_pair, batch_size, timed_batch = _timing.time_pair, _timing.batch_size, _tim
 MiB = 1 << 20
 
 
-def nvidia_hal_device():
+def gpu_hal_device():
+    """The first GPU among the hal devices: an NVIDIA GPU through the NVIDIA adapter, or the same GPU through
+    the AMD adapter's HIP path (vendor_adapters/amd/nvidia_platform, `scripts/gpu_check.sh amd_benchmark`)."""
     import torch_hal  # noqa: F401  (the cuda training worker never calls this, so never registers hal)
     for i in range(torch.hal.device_count()):
-        if torch.hal.get_device_properties(i).vendor.lower() == "nvidia":
+        if torch.hal.get_device_properties(i).vendor.lower() in ("nvidia", "amd"):
             return torch.device("hal", i)
     return None
 
@@ -243,7 +245,7 @@ def paired_training_times(cases, quick: bool):
 def training_worker(side: str, quick: bool):
     """A child process's job: build and warm up every training case on one side, say "ready", then answer
     each case index read from stdin with the seconds per call of one timed batch of it."""
-    device = nvidia_hal_device() if side == "hal" else torch.device("cuda", 0)
+    device = gpu_hal_device() if side == "hal" else torch.device("cuda", 0)
     sync = syncer(device)
     fns = [c.make(device) for c in all_cases(quick) if c.trains]
     sizes = [batch_size(fn, sync) for fn in fns]
@@ -256,9 +258,9 @@ def training_worker(side: str, quick: bool):
 def run(quick: bool, rounds: int):
     """Per case, the best of `rounds` rounds; within a round, every case in order (see the module docstring
     for which share a process)."""
-    hal = nvidia_hal_device()
+    hal = gpu_hal_device()
     if hal is None or not torch.cuda.is_available():
-        sys.exit("this benchmark needs an NVIDIA GPU as a hal device and torch.cuda on the same machine")
+        sys.exit("this benchmark needs a GPU as a hal device and torch.cuda on the same GPU")
     cuda = torch.device("cuda", 0)
     cases = all_cases(quick)
     in_process = [c for c in cases if not c.trains]
@@ -314,7 +316,7 @@ def main():
     hal, rows = run(args.quick, max(1, args.rounds))
     import torch_hal
     props = torch.hal.get_device_properties(hal)
-    header = (f"{props.name} as {hal} (torch_hal {torch_hal.__version__}) vs cuda:0, PyTorch {torch.__version__}, "
+    header = (f"{props.name} as {hal} through the {props.adapter} adapter (torch_hal {torch_hal.__version__}) vs cuda:0, PyTorch {torch.__version__}, "
               f"Python {platform.python_version()}, {datetime.date.today().isoformat()}")
     text = header + f" (best of {max(1, args.rounds)} rounds)\n\n" + table(rows)
     print(text)
