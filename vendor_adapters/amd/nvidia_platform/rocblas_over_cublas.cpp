@@ -1,12 +1,15 @@
 // A librocblas.so for the AMD adapter's test build on NVIDIA GPUs: the rocBLAS entry points the adapter
 // resolves (rocblas_api.cpp) over cuBLAS, found the way the NVIDIA adapter finds it (cublas_library.h,
 // compiled into this library). rocBLAS's and cuBLAS's strided-batched GEMMs take the same column-major
-// operands; only the enum values differ.
+// operands; only the enum values differ. rocBLAS keeps workspace memory of its own, where cuBLAS must be
+// given some for its faster kernels (split-K among them) and forgets it on every cublasSetStream, so each
+// stream a handle serves gets a workspace here, of the size PyTorch gives cuBLAS.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <new>
 #include <string>
+#include <unordered_map>
 
 #include "cublas_library.h"
 
@@ -20,7 +23,19 @@ constexpr int kSuccess = 0, kInvalidHandle = 1, kNotImplemented = 2, kInvalidVal
 struct Handle {
   const CublasApi* api;
   cublasHandle_t cublas;
+  std::unordered_map<cudaStream_t, void*> workspaces;  // per stream: kernels on two streams may overlap
+  size_t workspace_bytes;
 };
+
+// 32 MiB on Hopper and newer, 8 MiB before, as PyTorch does.
+size_t workspace_bytes_for_current_device() {
+  int device = 0, major = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
+    return size_t{8} << 20;
+  }
+  return major >= 9 ? size_t{32} << 20 : size_t{8} << 20;
+}
 
 bool cuda_type(int rocblas_type, cudaDataType_t* out) {
   switch (rocblas_type) {
@@ -44,7 +59,7 @@ HAL_ROCBLAS_EXPORT int rocblas_create_handle(Handle** handle) {
   if (!api) return kNotImplemented;
   cublasHandle_t cublas = nullptr;
   if (api->create(&cublas) != 0) return kInternalError;
-  *handle = new (std::nothrow) Handle{api, cublas};
+  *handle = new (std::nothrow) Handle{api, cublas, {}, workspace_bytes_for_current_device()};
   if (!*handle) {
     api->destroy(cublas);
     return 5;  // rocblas_status_memory_error
@@ -55,13 +70,21 @@ HAL_ROCBLAS_EXPORT int rocblas_create_handle(Handle** handle) {
 HAL_ROCBLAS_EXPORT int rocblas_destroy_handle(Handle* handle) {
   if (!handle) return kInvalidHandle;
   handle->api->destroy(handle->cublas);
+  for (auto& [stream, memory] : handle->workspaces) (void)cudaFree(memory);  // waits for the work using it
   delete handle;
   return kSuccess;
 }
 
 HAL_ROCBLAS_EXPORT int rocblas_set_stream(Handle* handle, cudaStream_t stream) {
   if (!handle) return kInvalidHandle;
-  return handle->api->set_stream(handle->cublas, stream) == 0 ? kSuccess : kInternalError;
+  if (handle->api->set_stream(handle->cublas, stream) != 0) return kInternalError;
+  void*& workspace = handle->workspaces[stream];
+  if (!workspace && cudaMalloc(&workspace, handle->workspace_bytes) != cudaSuccess) {
+    workspace = nullptr;
+    handle->workspaces.erase(stream);
+    return kSuccess;  // cuBLAS still runs, with its default workspace
+  }
+  return handle->api->set_workspace(handle->cublas, workspace, handle->workspace_bytes) == 0 ? kSuccess : kInternalError;
 }
 
 HAL_ROCBLAS_EXPORT const char* rocblas_status_to_string(int status) {
