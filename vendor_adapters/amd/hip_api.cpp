@@ -4,6 +4,8 @@
 
 #include <memory>
 
+#include "dl_symbols.h"
+
 namespace hal_amd {
 namespace {
 
@@ -14,13 +16,6 @@ struct LoadedRuntime {
   bool ok = false;
   std::string why;
 };
-
-template <class Fn>
-bool resolve(void* library, const char* name, Fn& slot, std::string& missing) {
-  slot = reinterpret_cast<Fn>(dlsym(library, name));
-  if (!slot && missing.empty()) missing = name;
-  return slot != nullptr;
-}
 
 LoadedRuntime load() {
   LoadedRuntime out;

@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include "dl_symbols.h"
+
 namespace hal_amd {
 namespace {
 
@@ -10,12 +12,6 @@ struct LoadedRocblas {
   bool ok = false;
   std::string why;
 };
-
-template <class Fn>
-void resolve(void* library, const char* name, Fn& slot, std::string& missing) {
-  slot = reinterpret_cast<Fn>(dlsym(library, name));
-  if (!slot && missing.empty()) missing = name;
-}
 
 // Loaded once and never closed: handles made from it live until the process ends.
 LoadedRocblas load() {
