@@ -6,6 +6,7 @@
 #include <string>
 
 #include "hip_api.h"
+#include "lt_bias_gemm.h"
 #include "rocblas_api.h"
 #include "kernels/stream_scratch_cache.h"
 #include "torch_hal/adapter.h"
@@ -33,8 +34,10 @@ class RocblasHandle {
 // What the adapter keeps per device between initialize() and shutdown().
 struct DeviceState {
   hal_gpu::StreamScratchCache scratch;  // the kernels' per-stream scratch
-  std::mutex blas_mutex;                // a rocBLAS handle serves one thread at a time (its stream is state)
+  std::mutex blas_mutex;                // a BLAS handle serves one thread at a time (its stream is state)
   RocblasHandle blas;
+  hal_gpu::LibraryHandle<void> blas_lt;  // hipBLASLt's handle, made at the first GEMM with a bias
+  LtBiasGemmCache lt_bias_gemms;         // after the handle: its descriptors go first
 };
 
 // Made by initialize() for `count` devices and destroyed by shutdown(), while the runtime is up.

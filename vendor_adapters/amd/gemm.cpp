@@ -1,5 +1,6 @@
 // HAL_OP_MATMUL and HAL_OP_GEMM through rocBLAS (loaded with dlopen, rocblas_api.h): gemm_plan decides the
-// call, as for cuBLAS on NVIDIA, and this file makes it. rocBLAS has no bias epilogue to ask for, so c is
+// call, as for cuBLAS on NVIDIA, and this file makes it. A bias vector (addmm, nn.Linear) goes to hipBLASLt's
+// bias epilogue where hipBLASLt is installed (one kernel); otherwise, as rocBLAS has no epilogue, c is
 // copied into the output first and added in place (beta), on the op's stream.
 #include <string>
 
@@ -7,7 +8,9 @@
 #include "kernels/gemm_plan.h"
 #include "kernels/gemm_prologue.h"
 #include "kernels/op_call.h"
+#include "kernels/adapter_services.h"
 #include "kernels/scale_into.h"
+#include "kernels/stream_scratch_cache.h"
 #include "rocblas_api.h"
 
 namespace hal_amd {
@@ -44,6 +47,22 @@ hal_status_t run_rocblas(const RocblasApi& api, rocblas_handle handle, const hal
               std::string("rocblas_gemm_strided_batched_ex: ") + api.status_to_string(status));
 }
 
+// The bias through hipBLASLt's epilogue, one kernel, with the stream's scratch as its workspace.
+// NOT_SUPPORTED (nothing queued, no message) where hipBLASLt is missing or declines the problem.
+hal_status_t try_lt_bias_gemm(DeviceState& device, const hal_gpu::OpCall& call, const hal_gpu::GemmPlan& plan) {
+  const HipblasLtApi* lt = hipblaslt(nullptr);
+  if (!lt) return HAL_STATUS_NOT_SUPPORTED;
+  if (!device.blas_lt) {
+    hipblasLtHandle_t made = nullptr;
+    if (lt->create(&made) != kHipblasSuccess) return HAL_STATUS_NOT_SUPPORTED;
+    device.blas_lt = hal_gpu::LibraryHandle<void>(made, {lt->destroy});
+  }
+  const hal_gpu::StreamScratch workspace(call.device, call.stream, hal_gpu::kRetainedScratchBytes);
+  if (!workspace.ok()) return HAL_STATUS_NOT_SUPPORTED;
+  return run_lt_bias_gemm(*lt, device.blas_lt.get(), device.lt_bias_gemms, plan, workspace.as<void>(),
+                          hal_gpu::kRetainedScratchBytes, reinterpret_cast<hipStream_t>(call.stream));
+}
+
 }  // namespace
 }  // namespace hal_amd
 
@@ -61,6 +80,9 @@ hal_status_t launch_gemm(const OpCall& call) {
   if (!api) return fail(HAL_STATUS_NOT_SUPPORTED, why);
   hal_amd::DeviceState& device = hal_amd::device_state(call.device);
   std::lock_guard<std::mutex> lock(device.blas_mutex);
+  if (plan.bias) {
+    if (hal_status_t s = hal_amd::try_lt_bias_gemm(device, call, plan); s != HAL_STATUS_NOT_SUPPORTED) return s;
+  }
   hal_amd::rocblas_handle handle = device.blas.get(*api, &why);
   if (!handle) return fail(HAL_STATUS_NOT_SUPPORTED, why);
   if (api->set_stream(handle, reinterpret_cast<hal_amd::hipStream_t>(call.stream)) != hal_amd::kRocblasSuccess) {
