@@ -1,6 +1,11 @@
 """hal:N on an NVIDIA GPU against torch.cuda on the same GPU, in one run, printed as ratios.
 
     python benchmarks/cuda_comparison_benchmark.py [--quick] [--rounds N] [--markdown benchmarks/RESULTS.md]
+        [--device hal:N] [--reference cuda:0 | hal:M]
+
+--reference hal:M compares two hal devices instead, e.g. the same GPU through two adapters (the AMD adapter
+on HIP's NVIDIA platform against the NVIDIA adapter: `scripts/gpu_check.sh amd_vs_nvidia`), with the same
+pairing of batches and processes as against cuda.
 
 Each case runs the same PyTorch code on the hal device and on cuda. Cases without autograd run both sides in
 this process, in alternating batches (time_pair), so that both see the same core, clock and moment of the
@@ -59,6 +64,15 @@ def gpu_hal_device():
         if torch.hal.get_device_properties(i).vendor.lower() in ("nvidia", "amd"):
             return torch.device("hal", i)
     return None
+
+
+def parse_device(text: Optional[str]) -> Optional[torch.device]:
+    """A device named on the command line; hal devices register torch_hal first."""
+    if text is None:
+        return None
+    if text.startswith("hal"):
+        import torch_hal  # noqa: F401  (names the hal device type; a cuda worker never gets here)
+    return torch.device(text)
 
 
 def syncer(device):
@@ -200,11 +214,11 @@ def repeats(quick: bool) -> int:
 class TrainingWorker:
     """A child process that times the training cases on one side ("hal" or "cuda"), one batch per request."""
 
-    def __init__(self, side: str, quick: bool):
-        self.side = side
-        cmd = [sys.executable, __file__, "--training-worker", side] + (["--quick"] if quick else [])
+    def __init__(self, device: torch.device, quick: bool):
+        self.side = str(device)
+        cmd = [sys.executable, __file__, "--training-worker", str(device)] + (["--quick"] if quick else [])
         cmd += [arg for part in ONLY for arg in ("--only", part)]
-        env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0")  # the cuda side must not load torch_hal
+        env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0")  # a cuda side must not load torch_hal
         self.process = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.reply()  # "ready": every case built and warmed up
 
@@ -224,10 +238,10 @@ class TrainingWorker:
         self.process.wait()
 
 
-def paired_training_times(cases, quick: bool):
-    """(hal, cuda) seconds per call of each training case, from a fresh pair of worker processes whose
+def paired_training_times(cases, hal, reference, quick: bool):
+    """(hal, reference) seconds per call of each training case, from a fresh pair of worker processes whose
     batches alternate, each median of repeats(quick) batches."""
-    workers = [TrainingWorker("hal", quick), TrainingWorker("cuda", quick)]
+    workers = [TrainingWorker(hal, quick), TrainingWorker(reference, quick)]
     try:
         results = []
         for i in range(len(cases)):
@@ -243,9 +257,9 @@ def paired_training_times(cases, quick: bool):
 
 
 def training_worker(side: str, quick: bool):
-    """A child process's job: build and warm up every training case on one side, say "ready", then answer
-    each case index read from stdin with the seconds per call of one timed batch of it."""
-    device = gpu_hal_device() if side == "hal" else torch.device("cuda", 0)
+    """A child process's job: build and warm up every training case on one side (the device `side` names),
+    say "ready", then answer each case index read from stdin with the seconds per call of one timed batch."""
+    device = parse_device(side)
     sync = syncer(device)
     fns = [c.make(device) for c in all_cases(quick) if c.trains]
     sizes = [batch_size(fn, sync) for fn in fns]
@@ -255,13 +269,12 @@ def training_worker(side: str, quick: bool):
         print(repr(timed_batch(fns[i], sync, sizes[i])), flush=True)
 
 
-def run(quick: bool, rounds: int):
+def run(quick: bool, rounds: int, hal: Optional[torch.device], cuda: torch.device):
     """Per case, the best of `rounds` rounds; within a round, every case in order (see the module docstring
-    for which share a process)."""
-    hal = gpu_hal_device()
-    if hal is None or not torch.cuda.is_available():
-        sys.exit("this benchmark needs a GPU as a hal device and torch.cuda on the same GPU")
-    cuda = torch.device("cuda", 0)
+    for which share a process). `cuda` is the reference side: torch.cuda, or another hal device."""
+    hal = hal or gpu_hal_device()
+    if hal is None or (cuda.type == "cuda" and not torch.cuda.is_available()):
+        sys.exit("this benchmark needs a GPU as a hal device and torch.cuda (or --reference hal:M) on the same GPU")
     cases = all_cases(quick)
     in_process = [c for c in cases if not c.trains]
     training = [c for c in cases if c.trains]
@@ -272,15 +285,15 @@ def run(quick: bool, rounds: int):
             for side, t in enumerate(time_side_by_side(case, hal, cuda, quick)):
                 best[case.name][side] = min(best[case.name][side], t)
         if training:
-            print(f"[round {r + 1}/{rounds}] training steps, a hal and a cuda process in lockstep", file=sys.stderr,
-                  flush=True)
-            for case, times in zip(training, paired_training_times(training, quick)):
+            print(f"[round {r + 1}/{rounds}] training steps, a {hal} and a {cuda} process in lockstep",
+                  file=sys.stderr, flush=True)
+            for case, times in zip(training, paired_training_times(training, hal, cuda, quick)):
                 # Each round's figures too: how far apart rounds land is the noise the best-of hides.
-                print(f"    {case.name}: hal {times[0] * 1e6:.1f} µs, cuda {times[1] * 1e6:.1f} µs, "
-                      f"hal/cuda {times[0] / times[1]:.2f}", file=sys.stderr, flush=True)
+                print(f"    {case.name}: {hal} {times[0] * 1e6:.1f} µs, {cuda} {times[1] * 1e6:.1f} µs, "
+                      f"ratio {times[0] / times[1]:.2f}", file=sys.stderr, flush=True)
                 for side, t in enumerate(times):
                     best[case.name][side] = min(best[case.name][side], t)
-    return hal, [(c.name, c.work, *best[c.name]) for c in cases]
+    return hal, cuda, [(c.name, c.work, *best[c.name]) for c in cases]
 
 
 def fmt_rate(work, t, name):
@@ -291,8 +304,9 @@ def fmt_rate(work, t, name):
     return f"{work / t / 1e9:.1f} GB/s"
 
 
-def table(rows):
-    lines = ["| case | hal | cuda | hal/cuda time | speed vs cuda |", "| --- | --- | --- | --- | --- |"]
+def table(rows, reference: str = "cuda"):
+    lines = [f"| case | hal | {reference} | hal/{reference} time | speed vs {reference} |",
+             "| --- | --- | --- | --- | --- |"]
     for name, work, t_hal, t_cuda in rows:
         hal_s = f"{t_hal * 1e6:.1f} µs" + (f" ({fmt_rate(work, t_hal, name)})" if work else "")
         cuda_s = f"{t_cuda * 1e6:.1f} µs" + (f" ({fmt_rate(work, t_cuda, name)})" if work else "")
@@ -307,18 +321,28 @@ def main():
     parser.add_argument("--rounds", type=int, default=3, help="rounds of every case; the best counts")
     parser.add_argument("--only", action="append", default=[], metavar="TEXT",
                         help="run only the cases whose name contains TEXT (repeatable)")
-    parser.add_argument("--training-worker", choices=("hal", "cuda"), help=argparse.SUPPRESS)
+    parser.add_argument("--device", help="the hal device to measure (default: the first GPU among hal devices)")
+    parser.add_argument("--reference", default="cuda:0", help="what to compare with: cuda:0 (default) or hal:M")
+    parser.add_argument("--training-worker", metavar="DEVICE", help=argparse.SUPPRESS)
     args = parser.parse_args()
     ONLY.extend(args.only)
     if args.training_worker:
         training_worker(args.training_worker, args.quick)
         return
-    hal, rows = run(args.quick, max(1, args.rounds))
+    hal, reference, rows = run(args.quick, max(1, args.rounds), parse_device(args.device),
+                               parse_device(args.reference))
     import torch_hal
+
+    def describe(device):
+        if device.type != "hal":
+            return str(device)
+        return f"{device} through the {torch.hal.get_device_properties(device).adapter} adapter"
+
     props = torch.hal.get_device_properties(hal)
-    header = (f"{props.name} as {hal} through the {props.adapter} adapter (torch_hal {torch_hal.__version__}) vs cuda:0, PyTorch {torch.__version__}, "
-              f"Python {platform.python_version()}, {datetime.date.today().isoformat()}")
-    text = header + f" (best of {max(1, args.rounds)} rounds)\n\n" + table(rows)
+    header = (f"{props.name} as {describe(hal)} (torch_hal {torch_hal.__version__}) vs {describe(reference)}, "
+              f"PyTorch {torch.__version__}, Python {platform.python_version()}, {datetime.date.today().isoformat()}")
+    label = "cuda" if reference.type == "cuda" else str(reference)
+    text = header + f" (best of {max(1, args.rounds)} rounds)\n\n" + table(rows, label)
     print(text)
     if args.markdown:
         Path(args.markdown).write_text(text + "\n")

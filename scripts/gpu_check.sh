@@ -3,7 +3,7 @@
 # a clean build of this checkout, every test (the GPU suite included), the GPU suite under
 # compute-sanitizer's memcheck, then the side-by-side benchmark against torch.cuda.
 #   bash scripts/gpu_check.sh [output folder] [step ...]     (default: build/gpu_check, every step)
-# Steps: build info pytest_devices pytest_host memcheck benchmark amd amd_benchmark. `amd` runs the AMD
+# Steps: build info pytest_devices pytest_host memcheck benchmark amd amd_benchmark amd_vs_nvidia. `amd` runs the AMD
 # adapter's own code on the NVIDIA GPU (HIP's NVIDIA platform, vendor_adapters/amd/nvidia_platform): the
 # build step builds it, and the GPU is then hal:0 through the AMD adapter alone. Each step's log lands in the output
 # folder; the script stops at the first failing step. (The lent GPU machine runs a command for 10 minutes
@@ -49,6 +49,12 @@ for s in $steps; do
     amd_benchmark)
       step amd_benchmark env TORCH_HAL_ADAPTERS="$PWD/build/current/amd_on_nvidia/libhal_adapter_amd.so" \
         HAL_VISIBLE_DEVICES=amd:0 "$PYTHON" benchmarks/cuda_comparison_benchmark.py --markdown "$out/amd_cuda_comparison.md" ;;
+    # The same GPU through both adapters in one run: the AMD adapter's HIP path as hal:0, the NVIDIA adapter's
+    # hal:1 as the reference, timed with the same pairing as against cuda.
+    amd_vs_nvidia)
+      step amd_vs_nvidia env TORCH_HAL_ADAPTERS="$PWD/build/current/amd_on_nvidia/libhal_adapter_amd.so" \
+        HAL_VISIBLE_DEVICES=amd:0,nvidia:0 "$PYTHON" benchmarks/cuda_comparison_benchmark.py --device hal:0 \
+        --reference hal:1 --markdown "$out/amd_vs_nvidia.md" ;;
     *) echo "unknown step: $s"; exit 2 ;;
   esac
 done
