@@ -145,7 +145,9 @@ class DeviceAllocator {
   void pool_insert(Block* block);
   void pool_erase(Block* block);
   Block* find_free(size_t rounded, bool large, StreamId stream);
-  Block* new_segment(size_t rounded, bool large, StreamId stream);
+  // A segment of `segment_size` bytes from the adapter, holding one free block; nullptr when the device (or
+  // the memory-fraction cap) has no room for it.
+  Block* new_segment(size_t segment_size, bool large, StreamId stream);
   void return_to_pool(Block* block);  // merge with free neighbours, then cache
   void process_pending(bool wait);
   void release_cached();
@@ -204,8 +206,7 @@ Block* DeviceAllocator::find_free(size_t rounded, bool large, StreamId stream) {
   return block;
 }
 
-Block* DeviceAllocator::new_segment(size_t rounded, bool large, StreamId stream) {
-  const size_t segment_size = segment_size_for(rounded, large);
+Block* DeviceAllocator::new_segment(size_t segment_size, bool large, StreamId stream) {
   if (limit_ > 0 && static_cast<uint64_t>(stats_.reserved_bytes.current()) + segment_size > limit_) {
     capped_by_fraction_ = fraction_ < 1.0;  // at 1.0 the cap is the device itself: nothing to mention
     return nullptr;
@@ -248,12 +249,18 @@ Allocation DeviceAllocator::allocate(size_t size, StreamId stream) {
     if (gc > 0.0 && limit_ > 0 && static_cast<double>(stats_.reserved_bytes.current()) > gc * static_cast<double>(limit_)) {
       release_cached();
     }
-    block = new_segment(rounded, large, stream);
+    block = new_segment(segment_size_for(rounded, large), large, stream);
   }
   if (!block) {
     // Cached but unused segments may be what stands in the way: give them back and try once more.
     ++stats_.num_alloc_retries;
     release_cached();
+    block = new_segment(segment_size_for(rounded, large), large, stream);
+  }
+  if (!block && segment_size_for(rounded, large) > rounded) {
+    // A nearly full (or tiny) device may have less left than a whole segment but enough for the request
+    // itself: a segment of just that size, rather than an out-of-memory error for 12 bytes that says
+    // 1 MiB is free.
     block = new_segment(rounded, large, stream);
   }
   if (!block) {
