@@ -490,6 +490,7 @@ void free_block(Block* block) {
 }
 
 void record_stream(Block* block, StreamId stream) {
+  throw_if_bad_fork();
   if (block) allocator_of(block->device).record_stream(block, stream);
 }
 
@@ -504,30 +505,50 @@ Block* allocated_block_containing(const void* ptr) {
 int block_device(const Block* block) { return block->device; }
 size_t block_size(const Block* block) { return block->size; }
 
+// The entries below take allocator locks: in a bad fork they raise instead (fork_guard.h).
 void empty_cache() {
+  throw_if_bad_fork();
   per_device_state<DeviceAllocator>().for_each([](DeviceAllocator& a) { a.empty_cache(); });
 }
 
-void set_memory_fraction(int device, double fraction) { allocator_of(device).set_fraction(fraction); }
-double memory_fraction(int device) { return allocator_of(device).fraction(); }
+void set_memory_fraction(int device, double fraction) {
+  throw_if_bad_fork();
+  allocator_of(device).set_fraction(fraction);
+}
+double memory_fraction(int device) {
+  throw_if_bad_fork();
+  return allocator_of(device).fraction();
+}
 
-std::map<std::string, int64_t> memory_stats(int device) { return allocator_of(device).stats(); }
-void reset_peak_stats(int device) { allocator_of(device).reset_peak(); }
-void reset_accumulated_stats(int device) { allocator_of(device).reset_accumulated(); }
+std::map<std::string, int64_t> memory_stats(int device) {
+  throw_if_bad_fork();
+  return allocator_of(device).stats();
+}
+void reset_peak_stats(int device) {
+  throw_if_bad_fork();
+  allocator_of(device).reset_peak();
+}
+void reset_accumulated_stats(int device) {
+  throw_if_bad_fork();
+  allocator_of(device).reset_accumulated();
+}
 
 std::vector<SegmentInfo> memory_snapshot() {
+  throw_if_bad_fork();
   std::vector<SegmentInfo> out;
   per_device_state<DeviceAllocator>().for_each([&](DeviceAllocator& a) { a.snapshot(out); });
   return out;
 }
 
 std::map<int, std::vector<TraceEntry>> memory_trace() {
+  throw_if_bad_fork();
   std::map<int, std::vector<TraceEntry>> out;
   per_device_state<DeviceAllocator>().for_each([&](DeviceAllocator& a) { out[a.index()] = a.trace(); });
   return out;
 }
 
 void clear_memory_trace() {
+  throw_if_bad_fork();
   per_device_state<DeviceAllocator>().for_each([](DeviceAllocator& a) { a.clear_trace(); });
 }
 
