@@ -26,10 +26,7 @@ copies, D2D, elementwise on 256 MiB and matrix products at least 0.95x; `empty` 
 import argparse
 import datetime
 import importlib.util
-import os
 import platform
-import statistics
-import subprocess
 import sys
 from pathlib import Path
 from typing import Callable, NamedTuple, Optional
@@ -50,8 +47,9 @@ def load_without_package(name):
 _models = load_without_package("reference_models")
 TinyTransformer, mlp = _models.TinyTransformer, _models.mlp
 training_step, transformer_batch = _models.training_step, _models.transformer_batch
-_timing = load_without_package("timing")
-time_pair, batch_size, timed_batch = _timing.time_pair, _timing.batch_size, _timing.timed_batch
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import lockstep  # noqa: E402  (the two training processes in lockstep)
+from timing import batch_size, time_pair, timed_batch  # noqa: E402  (loaded without the torch_hal package)
 
 MiB = 1 << 20
 
@@ -211,46 +209,20 @@ def repeats(quick: bool) -> int:
     return 3 if quick else 9
 
 
-class TrainingWorker:
+def start_training_worker(device: torch.device, quick: bool) -> lockstep.Worker:
     """A child process that times the training cases on one side ("hal" or "cuda"), one batch per request."""
-
-    def __init__(self, device: torch.device, quick: bool):
-        self.side = str(device)
-        cmd = [sys.executable, __file__, "--training-worker", str(device)] + (["--quick"] if quick else [])
-        cmd += [arg for part in ONLY for arg in ("--only", part)]
-        env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0")  # a cuda side must not load torch_hal
-        self.process = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        self.reply()  # "ready": every case built and warmed up
-
-    def reply(self) -> str:
-        line = self.process.stdout.readline()
-        if not line:
-            sys.exit(f"the {self.side} training worker failed (exit {self.process.wait()}); its errors are above")
-        return line.strip()
-
-    def time_batch(self, case_index: int) -> float:
-        self.process.stdin.write(f"{case_index}\n")
-        self.process.stdin.flush()
-        return float(self.reply())
-
-    def close(self):
-        self.process.stdin.close()
-        self.process.wait()
+    args = [__file__, "--training-worker", str(device)] + (["--quick"] if quick else [])
+    args += [arg for part in ONLY for arg in ("--only", part)]
+    # A cuda side must not load torch_hal (lockstep.py says why).
+    return lockstep.Worker(str(device), args, env={"TORCH_DEVICE_BACKEND_AUTOLOAD": "0"})
 
 
 def paired_training_times(cases, hal, reference, quick: bool):
     """(hal, reference) seconds per call of each training case, from a fresh pair of worker processes whose
     batches alternate, each median of repeats(quick) batches."""
-    workers = [TrainingWorker(hal, quick), TrainingWorker(reference, quick)]
+    workers = [start_training_worker(hal, quick), start_training_worker(reference, quick)]
     try:
-        results = []
-        for i in range(len(cases)):
-            batches = [[], []]
-            for _ in range(repeats(quick)):
-                for side, worker in enumerate(workers):
-                    batches[side].append(worker.time_batch(i))
-            results.append(tuple(statistics.median(b) for b in batches))
-        return results
+        return [tuple(lockstep.lockstep_medians(workers, str(i), repeats(quick))) for i in range(len(cases))]
     finally:
         for worker in workers:
             worker.close()
@@ -258,15 +230,12 @@ def paired_training_times(cases, hal, reference, quick: bool):
 
 def training_worker(side: str, quick: bool):
     """A child process's job: build and warm up every training case on one side (the device `side` names),
-    say "ready", then answer each case index read from stdin with the seconds per call of one timed batch."""
+    then answer each case index read from stdin with the seconds per call of one timed batch of it."""
     device = parse_device(side)
     sync = syncer(device)
     fns = [c.make(device) for c in all_cases(quick) if c.trains]
     sizes = [batch_size(fn, sync) for fn in fns]
-    print("ready", flush=True)
-    for line in sys.stdin:
-        i = int(line)
-        print(repr(timed_batch(fns[i], sync, sizes[i])), flush=True)
+    lockstep.serve(lambda line: repr(timed_batch(fns[int(line)], sync, sizes[int(line)])))
 
 
 def run(quick: bool, rounds: int, hal: Optional[torch.device], cuda: torch.device):

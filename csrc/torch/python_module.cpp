@@ -18,6 +18,7 @@
 #include "hal/streams.h"
 #include "hal_context.h"
 #include "memory_history.h"
+#include "op_coverage.h"
 #include "python_backend.h"
 #include "registration.h"
 
@@ -192,4 +193,5 @@ PYBIND11_MODULE(_C, m) {
   m.def("reset_fallback_stats", &reset_fallback_stats);
   m.def("set_strict", &set_strict_mode);
   m.def("is_strict", &strict_mode);
+  bind_op_coverage(m);  // kernel_table, hal_op_name, adapter_op_support (torch_hal/op_coverage.py)
 }
