@@ -237,12 +237,12 @@ std::optional<Tensors3> batch_norm_backward(const at::Tensor& grad_out, const at
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  HAL_NATIVE(m, native_batch_norm, "native_batch_norm", native_batch_norm);
-  HAL_NATIVE(m, native_batch_norm_backward, "native_batch_norm_backward", native_batch_norm_backward);
-  HAL_NATIVE(m, _native_batch_norm_legit, "_native_batch_norm_legit", batch_norm_legit);
-  HAL_NATIVE(m, _native_batch_norm_legit_no_stats, "_native_batch_norm_legit.no_stats", batch_norm_legit_no_stats);
-  HAL_NATIVE(m, _batch_norm_with_update, "_batch_norm_with_update", batch_norm_with_update);
-  HAL_NATIVE(m, batch_norm_backward, "batch_norm_backward", batch_norm_backward);
+  HAL_NATIVE(m, native_batch_norm, "native_batch_norm", launches(HAL_OP_BATCH_NORM), native_batch_norm);
+  HAL_NATIVE(m, native_batch_norm_backward, "native_batch_norm_backward", launches(HAL_OP_BATCH_NORM_BACKWARD), native_batch_norm_backward);
+  HAL_NATIVE(m, _native_batch_norm_legit, "_native_batch_norm_legit", launches(HAL_OP_BATCH_NORM), batch_norm_legit);
+  HAL_NATIVE(m, _native_batch_norm_legit_no_stats, "_native_batch_norm_legit.no_stats", launches(HAL_OP_BATCH_NORM), batch_norm_legit_no_stats);
+  HAL_NATIVE(m, _batch_norm_with_update, "_batch_norm_with_update", launches(HAL_OP_BATCH_NORM), batch_norm_with_update);
+  HAL_NATIVE(m, batch_norm_backward, "batch_norm_backward", launches(HAL_OP_BATCH_NORM_BACKWARD), batch_norm_backward);
 }
 
 }  // namespace

@@ -142,8 +142,8 @@ std::optional<Tensors3> group_norm_backward(const at::Tensor& grad_out, const at
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  HAL_NATIVE(m, native_group_norm, "native_group_norm", group_norm);
-  HAL_NATIVE(m, native_group_norm_backward, "native_group_norm_backward", group_norm_backward);
+  HAL_NATIVE(m, native_group_norm, "native_group_norm", launches(HAL_OP_GROUP_NORM), group_norm);
+  HAL_NATIVE(m, native_group_norm_backward, "native_group_norm_backward", launches(HAL_OP_GROUP_NORM_BACKWARD), group_norm_backward);
 }
 
 // ---- RMS norm ------------------------------------------------------------------------------------------------

@@ -283,14 +283,14 @@ std::optional<at::Tensor> adaptive_max_pool2d_backward(const at::Tensor& grad_ou
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  HAL_NATIVE(m, max_pool2d_with_indices, "max_pool2d_with_indices", max_pool2d);
-  HAL_NATIVE(m, max_pool2d_with_indices_backward, "max_pool2d_with_indices_backward", max_pool2d_backward);
-  HAL_NATIVE(m, avg_pool2d, "avg_pool2d", avg_pool2d);
-  HAL_NATIVE(m, avg_pool2d_backward, "avg_pool2d_backward", avg_pool2d_backward);
-  HAL_NATIVE(m, _adaptive_avg_pool2d, "_adaptive_avg_pool2d", adaptive_avg_pool2d);
-  HAL_NATIVE(m, _adaptive_avg_pool2d_backward, "_adaptive_avg_pool2d_backward", adaptive_avg_pool2d_backward);
-  HAL_NATIVE(m, adaptive_max_pool2d, "adaptive_max_pool2d", adaptive_max_pool2d);
-  HAL_NATIVE(m, adaptive_max_pool2d_backward, "adaptive_max_pool2d_backward", adaptive_max_pool2d_backward);
+  HAL_NATIVE(m, max_pool2d_with_indices, "max_pool2d_with_indices", launches(HAL_OP_MAX_POOL2D), max_pool2d);
+  HAL_NATIVE(m, max_pool2d_with_indices_backward, "max_pool2d_with_indices_backward", launches(HAL_OP_MAX_POOL2D_BACKWARD), max_pool2d_backward);
+  HAL_NATIVE(m, avg_pool2d, "avg_pool2d", launches(HAL_OP_AVG_POOL2D), avg_pool2d);
+  HAL_NATIVE(m, avg_pool2d_backward, "avg_pool2d_backward", launches(HAL_OP_AVG_POOL2D_BACKWARD), avg_pool2d_backward);
+  HAL_NATIVE(m, _adaptive_avg_pool2d, "_adaptive_avg_pool2d", launches(HAL_OP_ADAPTIVE_AVG_POOL2D), adaptive_avg_pool2d);
+  HAL_NATIVE(m, _adaptive_avg_pool2d_backward, "_adaptive_avg_pool2d_backward", launches(HAL_OP_ADAPTIVE_AVG_POOL2D_BACKWARD), adaptive_avg_pool2d_backward);
+  HAL_NATIVE(m, adaptive_max_pool2d, "adaptive_max_pool2d", launches(HAL_OP_ADAPTIVE_MAX_POOL2D), adaptive_max_pool2d);
+  HAL_NATIVE(m, adaptive_max_pool2d_backward, "adaptive_max_pool2d_backward", launches(HAL_OP_ADAPTIVE_MAX_POOL2D_BACKWARD), adaptive_max_pool2d_backward);
 }
 
 }  // namespace

@@ -149,13 +149,13 @@ std::optional<at::Tensor> upsample_bilinear2d_backward(const at::Tensor& grad_ou
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  HAL_NATIVE(m, upsample_nearest2d, "upsample_nearest2d", upsample_nearest2d);
-  HAL_NATIVE(m, upsample_nearest2d_backward, "upsample_nearest2d_backward", upsample_nearest2d_backward);
-  HAL_NATIVE(m, _upsample_nearest_exact2d, "_upsample_nearest_exact2d", upsample_nearest_exact2d);
-  HAL_NATIVE(m, _upsample_nearest_exact2d_backward, "_upsample_nearest_exact2d_backward",
+  HAL_NATIVE(m, upsample_nearest2d, "upsample_nearest2d", launches(HAL_OP_UPSAMPLE_NEAREST2D), upsample_nearest2d);
+  HAL_NATIVE(m, upsample_nearest2d_backward, "upsample_nearest2d_backward", launches(HAL_OP_UPSAMPLE_NEAREST2D_BACKWARD), upsample_nearest2d_backward);
+  HAL_NATIVE(m, _upsample_nearest_exact2d, "_upsample_nearest_exact2d", launches(HAL_OP_UPSAMPLE_NEAREST2D), upsample_nearest_exact2d);
+  HAL_NATIVE(m, _upsample_nearest_exact2d_backward, "_upsample_nearest_exact2d_backward", launches(HAL_OP_UPSAMPLE_NEAREST2D_BACKWARD),
              upsample_nearest_exact2d_backward);
-  HAL_NATIVE(m, upsample_bilinear2d, "upsample_bilinear2d", upsample_bilinear2d);
-  HAL_NATIVE(m, upsample_bilinear2d_backward, "upsample_bilinear2d_backward", upsample_bilinear2d_backward);
+  HAL_NATIVE(m, upsample_bilinear2d, "upsample_bilinear2d", launches(HAL_OP_UPSAMPLE_BILINEAR2D), upsample_bilinear2d);
+  HAL_NATIVE(m, upsample_bilinear2d_backward, "upsample_bilinear2d_backward", launches(HAL_OP_UPSAMPLE_BILINEAR2D_BACKWARD), upsample_bilinear2d_backward);
 }
 
 }  // namespace
