@@ -316,6 +316,19 @@ enum {
   HAL_OP_UPSAMPLE_BILINEAR2D_BACKWARD = 953  /* inputs dy; outputs dx (written in full); (s) as the forward */
 };
 
+/* Convolution (1000..1099), as PyTorch's (cross-correlation). Tensors have 3, 4 or 5 dims, [N, C, spatial...]
+ * (1 to 3 spatial dims), all of one ndim and one storage type (f32, f16, bf16, f64; accumulation in f32, f64 for
+ * f64). x and y are [N, C, S...] and [N, O, Q...] with any strides; w is [O, C / groups, K...], dense contiguous or
+ * dense channels-last (strides C*K, 1, ..., C). Outputs are written in full. Scalars, for every op here: (s) groups,
+ * allow_tf32 (f32 may use TF32 tensor cores, as torch.backends.cudnn.allow_tf32), then for each spatial dim d its
+ * stride, padding (both sides) and dilation: Q[d] = (S[d] + 2 * pad[d] - dil[d] * (K[d] - 1) - 1) / stride[d] + 1.
+ * A transposed convolution is BACKWARD_INPUT with its input as dy; bias and its gradient are the caller's. */
+enum {
+  HAL_OP_CONVOLUTION = 1000,                 /* inputs x, w; outputs y */
+  HAL_OP_CONVOLUTION_BACKWARD_INPUT = 1001,  /* inputs dy (y's shape), w; outputs dx (x's shape) */
+  HAL_OP_CONVOLUTION_BACKWARD_WEIGHT = 1002  /* inputs x, dy; outputs dw (w's shape) */
+};
+
 /* ---------------------------------------------------------------------------------------------- */
 /* Opaque handles and copy directions                                                              */
 /* ---------------------------------------------------------------------------------------------- */

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "blas_context.h"
+#include "cudnn_context.h"
 #include "cuda_handles.h"
 #include "kernels/stream_scratch_cache.h"
 #include "torch_hal/adapter.h"
@@ -44,6 +45,7 @@ struct DeviceState {
   std::vector<Peer> peer;
 
   BlasContext blas;
+  CudnnContext cudnn;  // convolutions (convolution.cpp)
   hal_gpu::StreamScratchCache scratch;  // after the default stream: its buffers are freed on their streams first
 };
 

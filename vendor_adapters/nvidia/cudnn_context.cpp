@@ -1,0 +1,33 @@
+#include "cudnn_context.h"
+
+#include <string>
+
+#include "cuda_status.h"
+
+namespace hal_nvidia {
+
+hal_status_t CudnnContext::handle(const CudnnApi& api, int32_t device, cudaStream_t stream, cudnnHandle_t* out) {
+  if (!handle_) {
+    cudnnHandle_t made = nullptr;
+    const int status = api.create(&made);
+    if (status != kCudnnSuccess) {
+      return fail(HAL_STATUS_DEVICE_ERROR, cudnn_error(api, ("cudnnCreate on device " + std::to_string(device)).c_str(), status));
+    }
+    handle_ = hal_gpu::LibraryHandle<cudnnContext>(made, {api.destroy});
+  }
+  const int status = api.set_stream(handle_.get(), stream);
+  if (status != kCudnnSuccess) return fail(HAL_STATUS_DEVICE_ERROR, cudnn_error(api, "cudnnSetStream", status));
+  *out = handle_.get();
+  return HAL_STATUS_SUCCESS;
+}
+
+const std::vector<ConvAlgorithm>* CudnnContext::algorithms(const std::vector<int64_t>& problem) const {
+  const auto it = algorithms_.find(problem);
+  return it == algorithms_.end() ? nullptr : &it->second;
+}
+
+void CudnnContext::remember(std::vector<int64_t> problem, std::vector<ConvAlgorithm> algorithms) {
+  algorithms_[std::move(problem)] = std::move(algorithms);
+}
+
+}  // namespace hal_nvidia
