@@ -266,8 +266,10 @@ TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
 // tensors never reach them), so the fallback above would have nothing to run there and nn.Conv2d would
 // raise NotImplementedError on hal. The convolution ops above that choice run CPU's instead, by the same
 // path as every op without a hal kernel: in place on host-accessible memory, else the counted fallback.
+// convolution and convolution_backward try the adapter's kernels first (native/convolution_ops.cpp), then
+// take this same path.
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  for (const char* name : {"convolution", "_convolution", "convolution_backward"}) {
+  for (const char* name : {"_convolution"}) {
     native::impl_recorded(m, native::Route::CpuKernel, name,
                           torch::CppFunction::makeFromBoxedFunction<&run_on_cpu_kernel>());
   }
