@@ -69,30 +69,41 @@ bool geometry(const hal_tensor_t& t, int ndim, int* sizes, int* strides) {
   return fits_int(span);
 }
 
-// The filter's dims and format: dense contiguous (NCHW) or dense channels-last (NHWC), nothing else.
-bool filter_geometry(const hal_tensor_t& t, int ndim, int* dims, int* format) {
-  int strides[kMaxConvDims];
-  if (!geometry(t, ndim, dims, strides)) return false;
+// Whether sizes/strides are dense in NCHW order (nhwc false) or NHWC order (C fastest, then the spatial dims
+// from last to first, then N); dims of size 1 may have any stride.
+bool dense_in(const int* sizes, const int* strides, int ndim, bool nhwc) {
+  int order[kMaxConvDims], n = 0;
+  if (nhwc) order[n++] = 1;
+  for (int d = ndim - 1; d > 1; --d) order[n++] = d;
+  if (!nhwc) order[n++] = 1;
+  order[n++] = 0;
   int64_t expected = 1;
-  bool contiguous = true;
-  for (int i = ndim - 1; i >= 0; --i) {
-    if (dims[i] != 1 && strides[i] != expected) contiguous = false;
-    expected *= dims[i];
+  for (int k = 0; k < n; ++k) {
+    const int d = order[k];
+    if (sizes[d] != 1 && strides[d] != expected) return false;
+    expected *= sizes[d];
   }
-  if (contiguous) {
-    *format = kCudnnNchw;
-    return true;
+  return true;
+}
+
+// Gives dims of size 1 the stride they would have in a dense tensor of the layout (as torch.cuda's
+// fixSizeOneDimStride): cuDNN picks its fast kernels for packed layouts, and a size-1 dim's stride is
+// arbitrary in PyTorch.
+void fix_size_one_strides(const int* sizes, int* strides, int ndim, bool nhwc) {
+  int order[kMaxConvDims], n = 0;
+  if (nhwc) order[n++] = 1;
+  for (int d = ndim - 1; d > 1; --d) order[n++] = d;
+  if (!nhwc) order[n++] = 1;
+  order[n++] = 0;
+  int64_t z = 1;
+  for (int k = 0; k < n; ++k) {
+    const int d = order[k];
+    if (sizes[d] == 1) {
+      if (fits_int(z)) strides[d] = static_cast<int>(z);
+    } else {
+      z = int64_t{sizes[d]} * strides[d];
+    }
   }
-  // channels-last: C fastest, then the spatial dims from last to first, then O.
-  bool last = dims[1] == 1 || strides[1] == 1;
-  expected = dims[1];
-  for (int i = ndim - 1; i >= 2; --i) {
-    if (dims[i] != 1 && strides[i] != expected) last = false;
-    expected *= dims[i];
-  }
-  if (dims[0] != 1 && strides[0] != expected) last = false;
-  *format = kCudnnNhwc;
-  return last;
 }
 
 // Reads the launch into a ConvProblem; false (NOT_SUPPORTED) for what the ABI or cuDNN's int32 API excludes.
@@ -134,8 +145,20 @@ bool parse(const hal_gpu::OpCall& call, ConvProblem* p, const hal_tensor_t** x, 
     p->pad[d + lift] = static_cast<int>(pad);
     p->dilation[d + lift] = static_cast<int>(dil);
   }
-  if (!geometry(**x, p->ndim, p->x, p->x_strides) || !geometry(**y, p->ndim, p->y, p->y_strides)) return false;
-  if (!filter_geometry(**w, p->ndim, p->w, &p->w_format)) return false;
+  int w_strides[kMaxConvDims];
+  if (!geometry(**x, p->ndim, p->x, p->x_strides) || !geometry(**y, p->ndim, p->y, p->y_strides) ||
+      !geometry(**w, p->ndim, p->w, w_strides)) {
+    return false;
+  }
+  // The filter is packed in one of cuDNN's two formats; where both describe it (a 1x1 kernel, one input
+  // channel), the input's layout decides, so that cuDNN sees one layout throughout.
+  const bool w_first = dense_in(p->w, w_strides, p->ndim, false), w_last = dense_in(p->w, w_strides, p->ndim, true);
+  if (!w_first && !w_last) return false;
+  const bool x_last = dense_in(p->x, p->x_strides, p->ndim, true) && !dense_in(p->x, p->x_strides, p->ndim, false);
+  const bool nhwc = w_last && (!w_first || x_last);
+  p->w_format = nhwc ? kCudnnNhwc : kCudnnNchw;
+  fix_size_one_strides(p->x, p->x_strides, p->ndim, nhwc);
+  fix_size_one_strides(p->y, p->y_strides, p->ndim, nhwc);
   // The shapes agree with the ABI's formula (a mismatch would make cuDNN read or write out of bounds).
   if (p->x[0] != p->y[0] || p->w[0] != p->y[1] || static_cast<int64_t>(p->w[1]) * p->groups != p->x[1] ||
       p->w[0] % p->groups != 0) {
