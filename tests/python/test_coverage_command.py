@@ -46,7 +46,10 @@ def test_host_device_runs_registered_ops_as_cpu_kernels_in_place():
     assert ops["_foreach_add_.List"]["category"] == "composite"  # without native kernels: one op per tensor
     assert ops["empty.memory_format"]["category"] == "runtime" and ops["_copy_from"]["category"] == "runtime"
     assert ops["linear"]["category"] == "composite"  # CompositeImplicitAutograd: decomposes before hal
-    assert ops["convolution"]["route"] == "cpu_kernel"
+    # convolution tries the adapter's cuDNN-backed ops first; _convolution (reached only directly) runs CPU's.
+    conv = ops["convolution"]
+    assert (conv["route"], conv["hal_ops"]) == ("adapter_first", ["HAL_OP_CONVOLUTION", "HAL_OP_CONVOLUTION_BACKWARD_INPUT"])
+    assert conv["category"] == "cpu_in_place" and ops["_convolution"]["route"] == "cpu_kernel"
     assert ops["cumsum"]["category"] == "cpu_in_place"  # no hal kernel: the boxed fallback, in place here
     # Nothing on the host device is copied to the CPU and back.
     assert report["categories"]["cpu_fallback"]["count"] == 0
