@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 #include <c10/core/CPUAllocator.h>
 #include <torch/csrc/Dtype.h>
+#include <torch/csrc/utils/pybind.h>
 #include <torch/library.h>
 
 #include <vector>
