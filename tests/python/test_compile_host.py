@@ -8,13 +8,11 @@ import sys
 
 import pytest
 import torch
-import torch.nn as nn
-import torch.nn.functional as F
 
 from conftest import REPO_ROOT, run_python
 
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
-from model_zoo.builtin import DecoderBlock  # noqa: E402
+from model_zoo import compile_models  # noqa: E402
 
 torch._dynamo.config.cache_size_limit = 16
 
@@ -27,32 +25,7 @@ def host_device():
     pytest.skip("no host-accessible host reference device")
 
 
-class NormNet(nn.Module):
-    """Reductions and normalizations: what failed in Inductor's lowering before (sum.dim_IntList, var_mean),
-    BatchNorm's running statistics (a mutated input), softmax and log_softmax."""
-
-    def __init__(self):
-        super().__init__()
-        self.linear = nn.Linear(12, 16)
-        self.batch_norm = nn.BatchNorm1d(16)
-        self.layer_norm = nn.LayerNorm(16)
-
-    def forward(self, x):
-        h = self.layer_norm(self.batch_norm(self.linear(x)).relu())
-        var, mean = torch.var_mean(h, dim=1, keepdim=True)
-        h = (h - mean) / (var + 1e-5).sqrt() + h.sum(dim=0, keepdim=True) / h.shape[0]
-        return F.log_softmax(h, dim=-1) + h.softmax(dim=0).amax(dim=1, keepdim=True)
-
-
-def mlp():
-    return nn.Sequential(nn.Linear(20, 32), nn.ReLU(), nn.Linear(32, 32), nn.GELU(), nn.Linear(32, 5))
-
-
-MODELS = {
-    "mlp": (mlp, (6, 20)),
-    "transformer_block": (lambda: DecoderBlock(16, 2), (2, 5, 16)),
-    "norm_net": (NormNet, (8, 12)),
-}
+MODELS = {name: (lambda build=build: build(1), shape(1)) for name, (build, shape) in compile_models.MODELS.items()}
 
 
 def _step(model, x):

@@ -28,12 +28,15 @@ const c10::Storage* viewed_storage(const c10::Storage& storage) {
   return ptr.get_deleter() == &release_viewed_storage ? static_cast<const c10::Storage*>(ptr.get_context()) : nullptr;
 }
 
-c10::Storage storage_viewing(const c10::Storage& viewed, c10::Device as_device) {
-  // A view of a view refers to the storage at the root, so chains never grow.
-  const c10::Storage* root = viewed_storage(viewed);
-  const c10::Storage& target = root != nullptr ? *root : viewed;
+// `storage`'s bytes as a storage of `device`: the very storage where that is where they live (a CPU view of a
+// compiled output handed back to the next compiled graph, a hal view of a graph input), else a new storage
+// that refers to the root one. So views never chain, and aliasing is what PyTorch sees in eager mode.
+c10::Storage storage_on(const c10::Storage& storage, c10::Device device) {
+  const c10::Storage* root = viewed_storage(storage);
+  const c10::Storage& target = root != nullptr ? *root : storage;
+  if (target.device() == device) return target;
   void* data = const_cast<void*>(target.data_ptr().get());
-  c10::DataPtr ptr(data, new c10::Storage(target), &release_viewed_storage, as_device);
+  c10::DataPtr ptr(data, new c10::Storage(target), &release_viewed_storage, device);
   return c10::Storage(c10::Storage::use_byte_size_t(), target.nbytes(), std::move(ptr), /*allocator=*/nullptr,
                       /*resizable=*/false);
 }
@@ -58,8 +61,7 @@ c10::DeviceIndex host_accessible_device_of(const at::Tensor& t, const char* op) 
 at::Tensor cpu_view(const at::Tensor& self) {
   const auto index = host_accessible_device_of(self, "cpu_view");
   wait_for_current_stream(index);
-  return tensor_over(storage_viewing(self.storage(), c10::Device(c10::DeviceType::CPU)), self,
-                     c10::DispatchKey::CPU);
+  return tensor_over(storage_on(self.storage(), c10::Device(c10::DeviceType::CPU)), self, c10::DispatchKey::CPU);
 }
 
 // The hal tensor over a CPU tensor's bytes, for the compiled code's outputs. Without a copy where those bytes
@@ -72,7 +74,7 @@ at::Tensor hal_view(const at::Tensor& self, int64_t device) {
   const bool hal_memory = root != nullptr ? root->device() == c10::Device(kHal, index)
                                           : holds_captured_memory(*self.storage().unsafeGetStorageImpl());
   if (!hal_memory) return new_hal_tensor_from(self, index);
-  return tensor_over(storage_viewing(self.storage(), c10::Device(kHal, index)), self, c10::DispatchKey::PrivateUse1);
+  return tensor_over(storage_on(self.storage(), c10::Device(kHal, index)), self, c10::DispatchKey::PrivateUse1);
 }
 
 // Writes the compiled code's new value of a mutated hal input (BatchNorm's running statistics, an in-place
