@@ -1,7 +1,7 @@
 """torch.compile (Inductor) on hal against eager hal, and against compiled code on a reference device.
 
     python benchmarks/compile_benchmark.py [--device hal:0] [--reference auto|cpu|cuda:N] [--models mlp,...]
-                                           [--scale 8] [--repeats 5] [--quick] [--markdown FILE] [--json FILE]
+                                           [--scale 8] [--repeats 5] [--threads N] [--quick] [--markdown FILE] [--json FILE]
 
 The reference (auto) is cuda:N for hal:N where torch.cuda is available, else CPU tensors: on the host device,
 compiled hal runs Inductor's C++ code in place on hal memory, which should cost what the same compiled code
@@ -27,9 +27,10 @@ COLUMNS = ("model", "kind", "hal eager", "hal compiled", "eager/compiled hal", "
            "compiled hal/ref", "compile s hal", "fallback calls (strict)")
 
 
-def start_worker(device: str, scale: int) -> lockstep.Worker:
+def start_worker(device: str, scale: int, threads) -> lockstep.Worker:
     env = {} if device.startswith("hal") else {"TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
-    return lockstep.Worker(device, [WORKER, "--device", device, "--scale", str(scale)], env=env)
+    command = [WORKER, "--device", device, "--scale", str(scale)] + (["--threads", str(threads)] if threads else [])
+    return lockstep.Worker(device, command, env=env)
 
 
 def measure(workers, name: str, repeats: int) -> dict:
@@ -65,6 +66,8 @@ def main(argv=None) -> int:
     parser.add_argument("--models", default=",".join(compile_models.MODELS))
     parser.add_argument("--scale", type=int, help="model and batch size multiplier (default 8, 1 with --quick)")
     parser.add_argument("--repeats", type=int, help="timed batches per side (default 5, 2 with --quick)")
+    parser.add_argument("--threads", type=int, help="CPU threads of each side (torch.set_num_threads): on a machine "
+                        "shared with other work, 1 keeps OpenMP's waiting out of the figures")
     parser.add_argument("--quick", action="store_true", help="test-sized models, for a smoke test")
     parser.add_argument("--markdown")
     parser.add_argument("--json")
@@ -76,7 +79,7 @@ def main(argv=None) -> int:
     if unknown:
         parser.error(f"unknown models {unknown}; choose from {', '.join(compile_models.MODELS)}")
     devices = [args.device, auto_reference(args.device) if args.reference == "auto" else args.reference]
-    workers = [start_worker(d, scale) for d in devices]
+    workers = [start_worker(d, scale, args.threads) for d in devices]
     try:
         describe = [json.loads(w.ask("describe")) for w in workers]
         results = []
@@ -88,7 +91,7 @@ def main(argv=None) -> int:
         for w in workers:
             w.close()
     header = (f"{devices[0]} ({describe[0]['name']}) vs {devices[1]} ({describe[1]['name']}), torch "
-              f"{describe[1]['torch']}, scale {scale}, median of {repeats} timed batches per side")
+              f"{describe[1]['torch']}, scale {scale}, {args.threads or 'default'} CPU threads, median of {repeats} timed batches per side")
     text = "\n".join([header, "", "| " + " | ".join(COLUMNS) + " |", "|" + " --- |" * len(COLUMNS)]
                      + [row for r in results for row in rows(r)]) + "\n"
     print(text, end="")

@@ -2,7 +2,7 @@
 (model_zoo/compile_models.py) on one device, eagerly or through torch.compile (Inductor), and answers the
 runner's requests over its pipes (lockstep.py's protocol).
 
-    python benchmarks/compile_worker.py --device hal:0|cuda:0|cpu --scale N
+    python benchmarks/compile_worker.py --device hal:0|cuda:0|cpu --scale N [--threads N]
 
 Only the hal side imports torch_hal: a process that runs cuda must not register hal (lockstep.py).
 
@@ -78,7 +78,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--device", required=True)
     parser.add_argument("--scale", type=int, default=8)
+    parser.add_argument("--threads", type=int, help="torch.set_num_threads (Inductor's C++ kernels too)")
     args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
     if args.device.startswith("hal"):
         import torch_hal  # noqa: F401
     device = torch.device(args.device)

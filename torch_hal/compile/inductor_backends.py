@@ -19,23 +19,17 @@ from torch_hal.compile.device_op_overrides import HalDeviceOpOverrides
 HOST, TRITON = "host", "triton"
 
 
-def triton_available() -> bool:
-    try:
-        import triton  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def path_for_device(index: int) -> str:
     """Which code generation torch.compile uses for hal:index; raises where there is none."""
     props = _C.get_device_properties(index)
     if props["host_accessible"]:
         return HOST
     if props["vendor"] in ("nvidia", "amd"):
-        if triton_available():
+        from torch_hal.compile.triton_graph import triton_path_unavailable_reason
+
+        reason = triton_path_unavailable_reason(index)
+        if reason is None:
             return TRITON
-        reason = "its Triton code generation needs the triton package, which is not installed (pip install triton)"
     else:
         reason = (f"Inductor has no code generation for its adapter ({props['adapter']}, vendor {props['vendor']}): "
                   "it compiles for host-accessible devices (C++) and NVIDIA/AMD GPUs (Triton)")
@@ -121,4 +115,10 @@ def register() -> None:
         return
     _registered = True
     register_device_op_overrides("hal", HalDeviceOpOverrides())
+    # Inductor takes GPU decisions for hal from the start of a compilation where hal is a Triton GPU.
+    if any(_C.get_device_properties(i)["vendor"] in ("nvidia", "amd") for i in range(_C.device_count())):
+        from torch_hal.compile import triton_graph
+
+        if any(triton_graph.triton_path_unavailable_reason(i) is None for i in range(_C.device_count())):
+            triton_graph.install()
     register_backend_for_device("hal", hal_scheduling, HalWrapperCodegen, device_custom_pass=HalGraphPass())
