@@ -9,6 +9,7 @@
 
 #include <vector>
 
+#include "allocator.h"
 #include "hal_context.h"
 #include "output_capture.h"
 #include "tensor_bridge.h"
@@ -37,8 +38,10 @@ c10::Storage storage_on(const c10::Storage& storage, c10::Device device) {
   if (target.device() == device) return target;
   void* data = const_cast<void*>(target.data_ptr().get());
   c10::DataPtr ptr(data, new c10::Storage(target), &release_viewed_storage, device);
-  return c10::Storage(c10::Storage::use_byte_size_t(), target.nbytes(), std::move(ptr), /*allocator=*/nullptr,
-                      /*resizable=*/false);
+  // Resizable as eager tensors are: a resize moves the values into new memory of the device's allocator.
+  c10::Allocator* allocator = device.is_cpu() ? c10::GetCPUAllocator() : device_allocator();
+  return c10::Storage(c10::Storage::use_byte_size_t(), target.nbytes(), std::move(ptr), allocator,
+                      /*resizable=*/true);
 }
 
 at::Tensor tensor_over(c10::Storage storage, const at::Tensor& like, c10::DispatchKey key) {
