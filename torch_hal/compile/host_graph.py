@@ -69,7 +69,8 @@ def rewrite_for_host(gm: torch.fx.GraphModule) -> None:
     writes = set()
     for node in _written_inputs(graph):
         destination, source = node.args[0], node.args[1]
-        with graph.inserting_before(node):
+        # Last, after every kernel: an extern call between two kernels keeps Inductor from fusing them.
+        with graph.inserting_before(output):
             write = graph.call_function(torch.ops.torch_hal.copy_into_hal.default, (destination, source))
         write.meta["val"] = None
         writes.add(write)
