@@ -90,6 +90,44 @@ def test_outputs_are_in_device_memory_without_copies():
     assert flat[5].item() == 6.0
 
 
+def test_graphs_of_every_shape():
+    """Factories with no hal input, an in-place op on an argument, CPU scalar tensors beside hal tensors,
+    integer dtypes, an output that is a view of a compiled buffer (resizable, as eager outputs are)."""
+    device = host_device()
+    arange = torch.compile(lambda n: torch.arange(n, device=device) * 2)
+    assert arange(5).device == device and arange(5).cpu().tolist() == [0, 2, 4, 6, 8]
+
+    def add_in_place(x):
+        x.add_(1)
+        return x.sum()
+
+    x = torch.zeros(4, device=device)
+    assert torch.compile(add_in_place)(x).item() == 4.0 and x.cpu().tolist() == [1.0] * 4
+    mixed = torch.compile(lambda a, b, c: (a * b + c).to(torch.int32))
+    got = mixed(torch.arange(4, device=device), torch.tensor(3), torch.ones(4, dtype=torch.int64, device=device))
+    assert got.dtype == torch.int32 and got.cpu().tolist() == [1, 4, 7, 10]
+    plus_one_t = lambda a: (a + 1).reshape(2, 2).t()  # noqa: E731
+    view, expected = torch.compile(plus_one_t)(torch.arange(4.0, device=device)), plus_one_t(torch.arange(4.0))
+    assert view.device == device and view.cpu().tolist() == expected.tolist()
+    view.resize_(10)
+    expected.resize_(10)
+    assert view.shape == (10,) and view[:4].cpu().tolist() == expected[:4].tolist()
+
+
+def test_second_host_device():
+    result = run_python(
+        "import torch, torch_hal\n"
+        "x = torch.randn(8, 8)\n"
+        "f = torch.compile(lambda a: torch.softmax(a @ a, dim=-1))\n"
+        "y = f(x.to('hal:1'))\n"
+        "assert y.device == torch.device('hal', 1), y.device\n"
+        "torch.testing.assert_close(y.cpu(), torch.softmax(x @ x, dim=-1))\n"
+        "print(torch.hal.memory_allocated(1) > 0, torch.hal.memory_allocated(0))\n",
+        TORCH_HAL_HOST_DEVICES="2", HAL_VISIBLE_DEVICES="host:0,host:1")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "0"], result.stdout  # its buffers are hal:1's memory
+
+
 def test_dynamic_shapes_compile_once():
     device = host_device()
     counter = torch._dynamo.testing.CompileCounterWithBackend("inductor")

@@ -3,15 +3,14 @@ CPU buffers of the compiled code allocated in the hal device's memory. Outputs a
 torch_hal::hal_view returns them as hal tensors without copying them, and the device's memory statistics
 count what the compiled code holds, as they count what eager code holds."""
 from torch._inductor.codegen.wrapper import PythonWrapperCodegen
-from torch._inductor.virtualized import V
+
+from torch_hal import _C
+from torch_hal.compile.inductor_backends import graph_device_indices
 
 
 def _graph_device_index() -> int:
-    for value in V.graph.graph_inputs.values():
-        device = value.get_device() if hasattr(value, "get_device") else None
-        if device is not None and device.type == "hal":
-            return device.index if device.index is not None else 0
-    return V.graph.device_idxs[0] if getattr(V.graph, "device_idxs", None) else 0
+    indices = graph_device_indices()
+    return indices[0] if indices else _C.current_device()
 
 
 class HostWrapperCodegen(PythonWrapperCodegen):

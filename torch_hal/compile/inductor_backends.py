@@ -17,6 +17,7 @@ from torch_hal import _C
 from torch_hal.compile.device_op_overrides import HalDeviceOpOverrides
 
 HOST, TRITON = "host", "triton"
+_INDICES_KEY = "torch_hal_device_indices"  # what HalGraphPass records in the graph module's meta
 
 
 def path_for_device(index: int) -> str:
@@ -58,6 +59,7 @@ class HalGraphPass(CustomGraphModulePass):
         if len(set(paths.values())) > 1:
             raise RuntimeError(f"torch.compile: one graph uses hal devices of different kinds ({paths}); move its "
                                "tensors to one kind of device, or compile with backend=\"aot_eager\"")
+        gm.meta[_INDICES_KEY] = sorted(indices)
         if HOST in paths.values():
             from torch_hal.compile.host_graph import rewrite_for_host
 
@@ -69,19 +71,27 @@ class HalGraphPass(CustomGraphModulePass):
         return source_digest()
 
 
-def _graph_path() -> str:
-    """The path of the graph Inductor is generating code for (the host path outside any graph)."""
+def graph_device_indices():
+    """The hal indices of the graph Inductor is lowering, as HalGraphPass recorded them; None outside a graph."""
     from torch._inductor.virtualized import V
 
     try:
-        inputs = V.graph.graph_inputs
+        module = V.graph.module
     except AttributeError:  # no graph being lowered: Inductor asking about the device type in general
-        return HOST
-    for value in inputs.values():
-        device = value.get_device() if hasattr(value, "get_device") else None
-        if device is not None and device.type == "hal":
-            return path_for_device(device.index if device.index is not None else _C.current_device())
-    return HOST
+        return None
+    recorded = getattr(module, "meta", {}).get(_INDICES_KEY)
+    if recorded is not None:
+        return recorded
+    inputs = getattr(V.graph, "graph_inputs", {}).values()  # a subgraph: its own inputs
+    devices = [v.get_device() for v in inputs if hasattr(v, "get_device")]
+    return sorted({d.index if d.index is not None else _C.current_device() for d in devices
+                   if d is not None and d.type == "hal"})
+
+
+def _graph_path() -> str:
+    """The path of the graph Inductor is generating code for (the host path outside any graph)."""
+    indices = graph_device_indices()
+    return path_for_device(indices[0]) if indices else HOST
 
 
 class HalWrapperCodegen:
