@@ -11,8 +11,6 @@ from conftest import REPO_ROOT
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 from model_zoo import compile_models  # noqa: E402
 
-torch._dynamo.config.cache_size_limit = 16
-
 
 @pytest.fixture
 def triton_device(gpu_device):

@@ -14,8 +14,6 @@ from conftest import REPO_ROOT, run_python
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 from model_zoo import compile_models  # noqa: E402
 
-torch._dynamo.config.cache_size_limit = 16
-
 
 def host_device():
     for i in range(torch.hal.device_count()):
