@@ -88,7 +88,7 @@ def graph_device_indices():
                    if d is not None and d.type == "hal"})
 
 
-def _graph_path() -> str:
+def graph_path() -> str:
     """The path of the graph Inductor is generating code for (the host path outside any graph)."""
     indices = graph_device_indices()
     return path_for_device(indices[0]) if indices else HOST
@@ -101,7 +101,7 @@ class HalWrapperCodegen:
 
     @staticmethod
     def create(is_subgraph, subgraph_name, parent_wrapper, partition_signatures=None):
-        if _graph_path() == HOST:
+        if graph_path() == HOST:
             from torch_hal.compile.host_wrapper import HostWrapperCodegen as cls
         else:
             from torch._inductor.codegen.wrapper import PythonWrapperCodegen as cls

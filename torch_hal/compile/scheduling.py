@@ -2,7 +2,7 @@
 from torch._inductor.scheduler import BaseScheduling
 from torch.utils._ordered_set import OrderedSet
 
-from torch_hal.compile.inductor_backends import TRITON, _graph_path
+from torch_hal.compile.inductor_backends import TRITON, graph_path
 
 
 class HalScheduling(BaseScheduling):
@@ -12,7 +12,7 @@ class HalScheduling(BaseScheduling):
     naming."""
 
     def __new__(cls, scheduler):
-        if _graph_path() == TRITON:
+        if graph_path() == TRITON:
             from torch_hal.compile.triton_graph import triton_scheduling
 
             return triton_scheduling(scheduler)
