@@ -300,8 +300,10 @@ constexpr bool kFusedRmsNormSchemas =
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   if constexpr (kFusedRmsNormSchemas) {
-    m.impl("_fused_rms_norm", TORCH_FN(fused_rms_norm));
-    m.impl("_fused_rms_norm_backward", TORCH_FN(fused_rms_norm_backward));
+    // The adapter's kernel where it has one, ATen's composite otherwise (inside the functions).
+    impl_recorded(m, Route::AdapterFirst, "_fused_rms_norm", TORCH_FN(fused_rms_norm), launches(HAL_OP_RMS_NORM));
+    impl_recorded(m, Route::AdapterFirst, "_fused_rms_norm_backward", TORCH_FN(fused_rms_norm_backward),
+                  launches(HAL_OP_RMS_NORM_BACKWARD));
   }
 }
 
