@@ -9,6 +9,7 @@
 
 #include "allocator.h"
 #include "cpu_fallback.h"
+#include "distributed/python_bindings.h"
 #include "dlpack_capsule.h"
 #include "generator.h"
 #include "hal/caching_allocator.h"
@@ -193,5 +194,6 @@ PYBIND11_MODULE(_C, m) {
   m.def("reset_fallback_stats", &reset_fallback_stats);
   m.def("set_strict", &set_strict_mode);
   m.def("is_strict", &strict_mode);
+  distributed::bind(m);  // _init_distributed (torch_hal/distributed.py)
   bind_op_coverage(m);  // kernel_table, hal_op_name, adapter_op_support (torch_hal/op_coverage.py)
 }

@@ -32,7 +32,7 @@ extern "C" {
 
 /* Major changes break the table layout; minor versions only append fields or functions. */
 #define HAL_ABI_VERSION_MAJOR 1u
-#define HAL_ABI_VERSION_MINOR 1u
+#define HAL_ABI_VERSION_MINOR 2u /* 1.2: optional collectives (hal_collectives_t) */
 #define HAL_ABI_VERSION ((HAL_ABI_VERSION_MAJOR << 16) | HAL_ABI_VERSION_MINOR)
 #define HAL_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
 #define HAL_ABI_MINOR_OF(v) ((uint32_t)(v)&0xFFFFu)
@@ -392,7 +392,65 @@ typedef struct hal_adapter {
                             const hal_scalar_t* scalars, int32_t num_scalars);
 
   void* reserved[16];
+
+  /* ABI 1.2 (read only when struct_size covers it): collectives across processes, or NULL. */
+  const struct hal_collectives* collectives;
 } hal_adapter_t;
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Collectives (optional, ABI 1.2): what torch.distributed's "hal" backend runs on an adapter's      */
+/* devices, through the vendor's own library (NCCL, RCCL, oneCCL), never a transport of the adapter's. */
+/* ---------------------------------------------------------------------------------------------- */
+/* A communicator joins one device of each of `nranks` processes. Rank 0 calls get_unique_id, the core
+ * sends the bytes to every rank (through torch.distributed's store) and each calls comm_init_rank.
+ * Operations are asynchronous in the order of `stream`, on device memory of the communicator's device;
+ * counts are in elements of `dtype`; a send and its receive buffer may be the same pointer (in place).
+ * Between group_start and group_end, operations of one thread form one fused launch (all_to_all as
+ * sends and receives to every peer). comm_get_async_error returns SUCCESS, NOT_READY while an operation
+ * is still running with no error, or DEVICE_ERROR (a peer died, the network failed) with the library's
+ * message; after an error or a timeout the core calls comm_abort, which must not block on peers. */
+typedef struct hal_comm_impl* hal_comm_t;
+#define HAL_COMM_UNIQUE_ID_BYTES 128
+typedef struct hal_comm_unique_id {
+  char bytes[HAL_COMM_UNIQUE_ID_BYTES];
+} hal_comm_unique_id_t;
+
+typedef int32_t hal_reduce_op_t;
+enum { HAL_REDUCE_SUM = 0, HAL_REDUCE_PROD = 1, HAL_REDUCE_MAX = 2, HAL_REDUCE_MIN = 3, HAL_REDUCE_AVG = 4 };
+
+typedef struct hal_collectives {
+  uint32_t struct_size;  /* sizeof(hal_collectives_t) as the adapter was built */
+  uint32_t reserved0;
+  /* e.g. "NCCL 2.21.5 (libnccl.so.2)"; filled by available() */
+  const char* (*engine_name)(void);
+  /* SUCCESS when the library is present (loads it on first call); UNAVAILABLE with the reason otherwise */
+  hal_status_t (*available)(int32_t device);
+  hal_status_t (*get_unique_id)(int32_t device, hal_comm_unique_id_t* id);
+  hal_status_t (*comm_init_rank)(int32_t device, const hal_comm_unique_id_t* id, int32_t nranks, int32_t rank,
+                                 hal_comm_t* comm);
+  hal_status_t (*comm_destroy)(hal_comm_t comm);
+  hal_status_t (*comm_abort)(hal_comm_t comm);
+  hal_status_t (*comm_get_async_error)(hal_comm_t comm);
+  hal_status_t (*all_reduce)(hal_comm_t comm, const void* send, void* recv, uint64_t count, hal_dtype_t dtype,
+                             hal_reduce_op_t op, hal_stream_t stream);
+  hal_status_t (*broadcast)(hal_comm_t comm, const void* send, void* recv, uint64_t count, hal_dtype_t dtype,
+                            int32_t root, hal_stream_t stream);
+  hal_status_t (*reduce)(hal_comm_t comm, const void* send, void* recv, uint64_t count, hal_dtype_t dtype,
+                         hal_reduce_op_t op, int32_t root, hal_stream_t stream);
+  /* recv holds nranks * send_count elements, rank r's at r * send_count */
+  hal_status_t (*all_gather)(hal_comm_t comm, const void* send, void* recv, uint64_t send_count, hal_dtype_t dtype,
+                             hal_stream_t stream);
+  /* send holds nranks * recv_count elements; rank r receives the reduction of chunk r */
+  hal_status_t (*reduce_scatter)(hal_comm_t comm, const void* send, void* recv, uint64_t recv_count,
+                                 hal_dtype_t dtype, hal_reduce_op_t op, hal_stream_t stream);
+  hal_status_t (*send)(hal_comm_t comm, const void* buf, uint64_t count, hal_dtype_t dtype, int32_t peer,
+                       hal_stream_t stream);
+  hal_status_t (*recv)(hal_comm_t comm, void* buf, uint64_t count, hal_dtype_t dtype, int32_t peer,
+                       hal_stream_t stream);
+  hal_status_t (*group_start)(void);
+  hal_status_t (*group_end)(void);
+  void* reserved[8];
+} hal_collectives_t;
 
 typedef const hal_adapter_t* (*hal_adapter_query_fn)(uint32_t max_abi_version);
 
