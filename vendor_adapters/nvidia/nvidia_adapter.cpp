@@ -7,6 +7,7 @@
 #include "cuda_status.h"
 #include "device_properties.h"
 #include "memory.h"
+#include "nccl_collectives.h"
 #include "op_dispatch.h"
 #include "streams_events.h"
 #include "torch_hal/adapter.h"
@@ -69,6 +70,7 @@ const hal_adapter_t* table() {
     a.device_synchronize = Guarded<device_synchronize>::call;
     a.op_supported = Guarded<op_supported>::call;
     a.launch_op = Guarded<launch_op>::call;
+    a.collectives = nccl_collectives();  // ABI 1.2: NCCL, loaded at first use
     return a;
   }();
   return &t;
