@@ -169,6 +169,29 @@ def check_ddp(rank, world, dev):
             raise AssertionError(f"DDP parameter {name} differs from single-process training by {diff}")
 
 
+def check_ddp_transformer(rank, world, dev):
+    """DDP of the transformer on hal matches one process training on the whole batch."""
+    torch.manual_seed(0)
+    reference = TinyTransformer(vocab=128, dim=64, heads=2, hidden=128)
+    model = torch.nn.parallel.DistributedDataParallel(_copy_of(reference).to(dev))
+    opt_ref = torch.optim.AdamW(reference.parameters(), lr=1e-3)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    per_rank = 2
+    for step in range(3):
+        tokens, targets = transformer_batch(batch=world * per_rank, seq=16, vocab=128, seed=step)
+        opt_ref.zero_grad()
+        F.cross_entropy(reference(tokens).reshape(-1, 128), targets.reshape(-1)).backward()
+        opt_ref.step()
+        shard = slice(rank * per_rank, (rank + 1) * per_rank)
+        opt.zero_grad()
+        F.cross_entropy(model(tokens[shard].to(dev)).reshape(-1, 128), targets[shard].reshape(-1).to(dev)).backward()
+        opt.step()
+    for (name, p_ref), p in zip(reference.named_parameters(), model.module.parameters()):
+        if not torch.allclose(p.detach().cpu(), p_ref.detach(), rtol=1e-3, atol=1e-4):
+            diff = (p.detach().cpu() - p_ref.detach()).abs().max().item()
+            raise AssertionError(f"DDP transformer parameter {name} differs from single-process training by {diff}")
+
+
 def _copy_of(module):
     import copy
 
@@ -249,6 +272,7 @@ def check_silent_peer(rank, world, dev):
 CASES = {
     "collectives": [check_collectives],
     "collectives_ddp": [check_collectives, check_ddp],
+    "collectives_ddp_transformer": [check_collectives, check_ddp, check_ddp_transformer],
     "fsdp": [check_fsdp],
     "dead_peer": [check_dead_peer],
     "silent_peer": [check_silent_peer],
