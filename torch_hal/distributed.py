@@ -57,6 +57,45 @@ def _announce(world_size: int) -> None:
           file=sys.stderr, flush=True)
 
 
+def _complete_group(pg) -> None:
+    """A group whose hal tensors go to this backend but that has no CPU backend (init_process_group() with no
+    backend makes only the accelerator's in PyTorch 2.13) gets the backend's own gloo for its CPU tensors, and
+    "hal" as its default backend: PyTorch sets GLOO as the default of such a group without creating one, and
+    DDP's construction then fails on the missing backend."""
+    from torch.distributed import ProcessGroup
+
+    try:
+        ours = pg._get_backend(torch.device("hal"))
+    except RuntimeError:
+        return
+    if not isinstance(ours, _C.DistributedBackend):
+        return
+    try:
+        pg._get_backend(torch.device("cpu"))
+    except RuntimeError:
+        pg._register_backend(torch.device("cpu"), ProcessGroup.BackendType.GLOO, ours.host_backend)
+    pg._set_default_backend(ProcessGroup.BackendType.CUSTOM)
+
+
+def _wrap_group_creation() -> None:
+    """Runs _complete_group on every group torch.distributed creates (its one creation function)."""
+    from torch.distributed import distributed_c10d
+
+    create = getattr(distributed_c10d, "_new_process_group_helper", None)
+    if create is None or getattr(create, "_torch_hal_wrapped", False):
+        return
+
+    def create_and_complete(*args, **kwargs):
+        result = create(*args, **kwargs)
+        pg = result[0] if isinstance(result, tuple) else result
+        if pg is not None and not isinstance(pg, str):
+            _complete_group(pg)
+        return result
+
+    create_and_complete._torch_hal_wrapped = True
+    distributed_c10d._new_process_group_helper = create_and_complete
+
+
 def install() -> None:
     """Registers the backend (once); a PyTorch without torch.distributed or gloo leaves it out quietly."""
     global _installed
@@ -69,4 +108,5 @@ def install() -> None:
         # "cpu" as well: backend="hal" then serves CPU tensors too (through gloo), as one backend for a
         # group that holds both, while init_process_group() with no backend keeps gloo for CPU tensors.
         dist.Backend.register_backend(BACKEND_NAME, _create_backend, extended_api=True, devices=["hal", "cpu"])
+    _wrap_group_creation()
     _installed = True

@@ -65,7 +65,7 @@ def check_collectives(rank, world, dev):
     work = dist.all_reduce(x, async_op=True)
     fut = work.get_future()
     result = fut.wait()
-    assert work.wait() and work.is_completed() and work.is_success(), "all_reduce Work not completed"
+    assert work.wait() and work.is_completed(), "all_reduce Work not completed"
     assert result[0].device == dev and result[0].data_ptr() == x.data_ptr(), "future's tensor is not x"
     expect_equal("async all_reduce", x, everyone.sum(0))
     chained = dist.all_reduce(rank_values(rank).to(dev), async_op=True).get_future().then(lambda f: f.value()[0] * 2)
@@ -137,7 +137,7 @@ def check_collectives(rank, world, dev):
     expect_equal("batch_isend_irecv", got, rank_values(prv))
 
     dist.barrier()
-    # CPU tensors of the same group still work
+    # CPU tensors of the same group (gloo), whatever the backend argument was
     c = rank_values(rank)
     dist.all_reduce(c)
     expect_equal("all_reduce of a CPU tensor", c, everyone.sum(0))

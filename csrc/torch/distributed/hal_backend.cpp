@@ -159,6 +159,10 @@ c10::intrusive_ptr<c10d::Work> HalBackend::reduce(std::vector<at::Tensor>& tenso
   auto staging = new_staging();
   const bool root = rank_ == opts.rootRank;
   auto host = staging->host(tensors, root ? Role::InOut : Role::In);
+  // gloo uses a non-root rank's tensor as scratch; NCCL leaves it as it was, and so do we.
+  if (!root) {
+    for (auto& h : host) h = h.clone();
+  }
   auto host_opts = opts;
   // Off the root the tensor is only read (as NCCL leaves it): a PREMUL_SUM scales a copy there.
   host_opts.reduceOp = host_reduce_op(opts.reduceOp, *staging, host, /*inputs_are_outputs=*/root);

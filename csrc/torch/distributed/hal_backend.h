@@ -27,6 +27,8 @@ class HalBackend : public c10d::Backend {
              std::chrono::milliseconds timeout);
 
   const std::string getBackendName() const override { return "hal"; }
+  // The gloo backend of the host path (torch_hal/distributed.py gives it the group's CPU tensors).
+  c10::intrusive_ptr<c10d::Backend> host_backend() const { return gloo_; }
 
   // "NCCL 2.x (...)", "gloo (zero-copy on host-accessible memory)" or "gloo (staged through CPU copies)".
   static std::string engine_of(int device_index);

@@ -18,6 +18,7 @@ void bind(py::module& m) {
                return c10::make_intrusive<HalBackend>(store, rank, size, gloo, timeout);
              }),
              py::arg("store"), py::arg("rank"), py::arg("size"), py::arg("gloo"), py::arg("timeout_seconds"))
+        .def_property_readonly("host_backend", &HalBackend::host_backend)
         .def_static("engine_of", &HalBackend::engine_of, py::arg("device_index"));
   });
 }
