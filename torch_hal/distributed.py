@@ -73,7 +73,11 @@ def _complete_group(pg) -> None:
     try:
         pg._get_backend(torch.device("cpu"))
     except RuntimeError:
+        name, desc = pg.group_name, pg.group_desc
         pg._register_backend(torch.device("cpu"), ProcessGroup.BackendType.GLOO, ours.host_backend)
+        # The group's name lives in its backends: the one added must carry it too (DeviceMesh resolves it).
+        pg._set_group_name(name)
+        pg._set_group_desc(desc)
     pg._set_default_backend(ProcessGroup.BackendType.CUSTOM)
 
 
