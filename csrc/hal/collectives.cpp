@@ -60,6 +60,7 @@ void Communicator::check(hal_status_t status, const char* what) const {
 }
 
 std::string Communicator::async_error() const {
+  if (aborted_) return "the communicator was aborted after an earlier error";
   const hal_status_t status = ops_->comm_get_async_error(comm_);
   if (status == HAL_STATUS_SUCCESS || status == HAL_STATUS_NOT_READY) return {};
   const char* message = device_.table().get_last_error();

@@ -362,28 +362,32 @@ c10::intrusive_ptr<c10d::Work> HalBackend::send(std::vector<at::Tensor>& tensors
   if (tensors.size() == 1 && on_adapter(tensors)) {
     at::Tensor t = tensors[0];
     const hal_dtype_t dtype = *native::hal_dtype_of(t.scalar_type());
-    return adapter_.run(tensors, tensors, c10d::OpType::SEND, [=](hal::Communicator& c, hal_stream_t s) {
+    return coalesce_or_run(tensors, c10d::OpType::SEND, [=](hal::Communicator& c, hal_stream_t s) {
       c.check(c.ops().send(c.handle(), t.data_ptr(), t.numel(), dtype, dst_rank, s), "send");
     });
   }
   auto staging = new_staging();
   auto host = staging->host(tensors, Role::In);
   staging->results = tensors;
-  return wrap(gloo_->send(host, dst_rank, tag), staging, c10d::OpType::SEND);
+  auto work = wrap(gloo_->send(host, dst_rank, tag), staging, c10d::OpType::SEND);
+  if (coalescing_) coalesced_host_works_.push_back(work);
+  return work;
 }
 
 c10::intrusive_ptr<c10d::Work> HalBackend::recv(std::vector<at::Tensor>& tensors, int src_rank, int tag) {
   if (tensors.size() == 1 && on_adapter(tensors)) {
     at::Tensor t = tensors[0];
     const hal_dtype_t dtype = *native::hal_dtype_of(t.scalar_type());
-    return adapter_.run(tensors, tensors, c10d::OpType::RECV, [=](hal::Communicator& c, hal_stream_t s) {
+    return coalesce_or_run(tensors, c10d::OpType::RECV, [=](hal::Communicator& c, hal_stream_t s) {
       c.check(c.ops().recv(c.handle(), t.data_ptr(), t.numel(), dtype, src_rank, s), "recv");
     });
   }
   auto staging = new_staging();
   auto host = staging->host(tensors, Role::Out);
   staging->results = tensors;
-  return wrap(gloo_->recv(host, src_rank, tag), staging, c10d::OpType::RECV);
+  auto work = wrap(gloo_->recv(host, src_rank, tag), staging, c10d::OpType::RECV);
+  if (coalescing_) coalesced_host_works_.push_back(work);
+  return work;
 }
 
 c10::intrusive_ptr<c10d::Work> HalBackend::recvAnysource(std::vector<at::Tensor>& tensors, int tag) {
@@ -391,6 +395,71 @@ c10::intrusive_ptr<c10d::Work> HalBackend::recvAnysource(std::vector<at::Tensor>
   auto host = staging->host(tensors, Role::Out);
   staging->results = tensors;
   return wrap(gloo_->recvAnysource(host, tag), staging, c10d::OpType::RECVANYSOURCE);
+}
+
+namespace {
+
+// A Work that is already complete: what an operation recorded for a group launch returns (the group's Work,
+// from endCoalescing, is the one to wait for, as with torch.cuda's NCCL backend).
+class RecordedWork : public c10d::Work {
+ public:
+  explicit RecordedWork(c10d::OpType type) : c10d::Work(-1, type) { finish(); }
+};
+
+// The Work of a group of host-path operations: waits for each.
+class HostGroupWork : public c10d::Work {
+ public:
+  explicit HostGroupWork(std::vector<c10::intrusive_ptr<c10d::Work>> works)
+      : c10d::Work(-1, c10d::OpType::COALESCED), works_(std::move(works)) {}
+  bool isCompleted() override {
+    for (auto& w : works_) {
+      if (!w->isCompleted()) return false;
+    }
+    return true;
+  }
+  bool wait(std::chrono::milliseconds timeout) override {
+    for (auto& w : works_) w->wait(timeout);
+    return true;
+  }
+
+ private:
+  std::vector<c10::intrusive_ptr<c10d::Work>> works_;
+};
+
+}  // namespace
+
+c10::intrusive_ptr<c10d::Work> HalBackend::coalesce_or_run(const std::vector<at::Tensor>& tensors, c10d::OpType type,
+                                                           AdapterEngine::Launch launch) {
+  if (!coalescing_) return adapter_.run(tensors, tensors, type, launch);
+  coalesced_tensors_.insert(coalesced_tensors_.end(), tensors.begin(), tensors.end());
+  coalesced_launches_.push_back(std::move(launch));
+  return c10::make_intrusive<RecordedWork>(type);
+}
+
+void HalBackend::startCoalescing() {
+  TORCH_CHECK(!coalescing_, "torch_hal: startCoalescing while already coalescing");
+  coalescing_ = true;
+  coalesced_tensors_.clear();
+  coalesced_launches_.clear();
+  coalesced_host_works_.clear();
+}
+
+c10::intrusive_ptr<c10d::Work> HalBackend::endCoalescing() {
+  TORCH_CHECK(coalescing_, "torch_hal: endCoalescing without startCoalescing");
+  coalescing_ = false;
+  auto host_works = std::move(coalesced_host_works_);
+  auto launches = std::move(coalesced_launches_);
+  auto tensors = std::move(coalesced_tensors_);
+  if (!launches.empty()) {
+    TORCH_CHECK(host_works.empty(), "torch_hal: one batch of point-to-point operations mixes devices with and "
+                                    "without adapter collectives; keep each batch on one device");
+    return adapter_.run(tensors, tensors, c10d::OpType::COALESCED, [launches](hal::Communicator& c, hal_stream_t s) {
+      c.check(c.ops().group_start(), "group_start");
+      for (const auto& launch : launches) launch(c, s);
+      c.check(c.ops().group_end(), "group_end");
+    });
+  }
+  return c10::make_intrusive<HostGroupWork>(std::move(host_works));
 }
 
 c10::intrusive_ptr<c10d::Work> HalBackend::barrier(const c10d::BarrierOptions& opts) {

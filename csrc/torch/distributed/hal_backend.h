@@ -74,6 +74,13 @@ class HalBackend : public c10d::Backend {
   c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src_rank, int tag) override;
   c10::intrusive_ptr<c10d::Work> recvAnysource(std::vector<at::Tensor>& tensors, int tag) override;
   c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override;
+
+  // batch_isend_irecv: between the two, adapter-path sends and receives are collected and then launched
+  // as one group (NCCL's ncclGroupStart/End), so a pair of ranks sending to each other cannot deadlock;
+  // host-path operations start at once (gloo's are asynchronous) and the returned Work waits for all.
+  bool supportsCoalescing() const override { return true; }
+  void startCoalescing() override;
+  c10::intrusive_ptr<c10d::Work> endCoalescing() override;
   void setTimeout(std::chrono::milliseconds timeout) override {
     gloo_->setTimeout(timeout);
     adapter_.set_timeout(timeout);
@@ -100,8 +107,17 @@ class HalBackend : public c10d::Backend {
   // nullopt where it has none (bitwise ops).
   std::optional<hal_reduce_op_t> adapter_reduce_op(const c10d::ReduceOp& op, at::Tensor& scaled, bool in_place) const;
 
+  // Inside startCoalescing/endCoalescing: records an adapter-path operation for the group launch, or keeps a
+  // host-path Work; returns the Work the caller gets.
+  c10::intrusive_ptr<c10d::Work> coalesce_or_run(const std::vector<at::Tensor>& tensors, c10d::OpType type,
+                                                 AdapterEngine::Launch launch);
+
   c10::intrusive_ptr<c10d::Store> store_;
   c10::intrusive_ptr<c10d::Backend> gloo_;
+  bool coalescing_ = false;
+  std::vector<at::Tensor> coalesced_tensors_;
+  std::vector<AdapterEngine::Launch> coalesced_launches_;
+  std::vector<c10::intrusive_ptr<c10d::Work>> coalesced_host_works_;
   AdapterEngine adapter_;
   std::map<int, bool> adapter_serves_;  // by hal index
 };
