@@ -9,6 +9,7 @@
 
 #include "adapter_context.h"
 #include "code_objects.h"
+#include "rccl_collectives.h"
 #include "kernels/op_call.h"
 #include "torch_hal/adapter.h"
 
@@ -260,6 +261,7 @@ const hal_adapter_t* table() {
     a.device_synchronize = Guarded<device_synchronize>::call;
     a.op_supported = Guarded<op_supported>::call;
     a.launch_op = Guarded<launch_op>::call;
+    a.collectives = rccl_collectives();  // ABI 1.2: RCCL, loaded at first use
     return a;
   }();
   return &t;
