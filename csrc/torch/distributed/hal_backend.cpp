@@ -351,6 +351,25 @@ c10::intrusive_ptr<c10d::Work> HalBackend::alltoall_base(at::Tensor& output, at:
 
 c10::intrusive_ptr<c10d::Work> HalBackend::alltoall(std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
                                                     const c10d::AllToAllOptions& opts) {
+  std::vector<at::Tensor> all = outputs;
+  all.insert(all.end(), inputs.begin(), inputs.end());
+  if (static_cast<int>(inputs.size()) == size_ && static_cast<int>(outputs.size()) == size_ && on_adapter(all)) {
+    // One send and one receive per peer, in one group.
+    std::vector<at::Tensor> ins = inputs, outs = outputs;
+    return adapter_.run(all, outs, c10d::OpType::ALLTOALL, [ins, outs](hal::Communicator& c, hal_stream_t s) {
+      c.check(c.ops().group_start(), "group_start");
+      for (size_t p = 0; p < ins.size(); ++p) {
+        const int peer = static_cast<int>(p);
+        c.check(c.ops().send(c.handle(), ins[p].data_ptr(), ins[p].numel(), *native::hal_dtype_of(ins[p].scalar_type()),
+                             peer, s),
+                "send");
+        c.check(c.ops().recv(c.handle(), outs[p].data_ptr(), outs[p].numel(),
+                             *native::hal_dtype_of(outs[p].scalar_type()), peer, s),
+                "recv");
+      }
+      c.check(c.ops().group_end(), "group_end");
+    });
+  }
   auto staging = new_staging();
   auto host_in = staging->host(inputs, Role::In);
   auto host_out = staging->host(outputs, Role::Out);
