@@ -10,6 +10,7 @@ Each hal device's collectives run on one engine, said once at ``init_process_gro
 device: zero-copy), gloo on staged CPU copies for devices without collectives of their own.
 """
 import sys
+import warnings
 
 import torch
 
@@ -66,7 +67,7 @@ def _complete_group(pg) -> None:
 
     try:
         ours = pg._get_backend(torch.device("hal"))
-    except RuntimeError:
+    except Exception:  # noqa: BLE001  (no hal backend in this group: nothing to complete)
         return
     if not isinstance(ours, _C.DistributedBackend):
         return
@@ -93,7 +94,12 @@ def _wrap_group_creation() -> None:
         result = create(*args, **kwargs)
         pg = result[0] if isinstance(result, tuple) else result
         if pg is not None and not isinstance(pg, str):
-            _complete_group(pg)
+            try:
+                _complete_group(pg)
+            except Exception as error:  # noqa: BLE001  (the group works for hal tensors without it)
+                warnings.warn(f"torch_hal.distributed: could not give the new process group a CPU backend "
+                              f"({type(error).__name__}: {error}); pass backend=\"cpu:gloo,hal:hal\" to "
+                              f"init_process_group for CPU tensors", stacklevel=2)
         return result
 
     create_and_complete._torch_hal_wrapped = True
