@@ -76,7 +76,7 @@ def test_fsdp2_fully_shard_transformer(tmp_path):
 
 @pytest.mark.parametrize("case", ["dead_peer", "silent_peer"])
 def test_failing_rank_gives_an_error_not_a_hang(case, tmp_path):
-    timeout_s = 8
+    timeout_s = 4
     results, wall = run_ranks(case, 2, tmp_path, timeout_s=90, HAL_TEST_TIMEOUT_S=timeout_s)
     code, out = results[0]
     assert code == 3 and "RANK 0 ERROR" in out, f"rank 0 exited {code}:\n{out}"
