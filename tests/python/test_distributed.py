@@ -23,8 +23,8 @@ def run_ranks(case, world, tmp_path, timeout_s=150, **env):
     """Starts `world` ranks of `case`; returns [(returncode, output)] by rank, with the wall time."""
     store = tmp_path / f"store_{case}_{world}"
     full_env = dict(os.environ, TORCH_HAL_HOST_DEVICES="2", OMP_NUM_THREADS="1",
-                    PYTHONPATH=os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]),
-                    **{k: str(v) for k, v in env.items()})
+                    PYTHONPATH=os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]))
+    full_env.update({k: str(v) for k, v in env.items()})
     start = time.monotonic()
     procs = [subprocess.Popen([sys.executable, str(WORKER), case, str(r), str(world), str(store)],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=full_env,
