@@ -36,10 +36,20 @@ class AdapterWork : public c10d::Work {
   }
   std::vector<at::Tensor> result() override { return results_; }
   bool wait(std::chrono::milliseconds /*timeout: the group's, applied by the watchdog*/) override {
-    std::unique_lock<std::mutex> lock(pending_->mutex);
-    pending_->changed.wait(lock, [&] { return pending_->finished; });
-    if (!pending_->error.empty()) TORCH_CHECK_WITH(DistBackendError, false, pending_->error);
-    return true;
+    // Polls the event itself (a synchronous collective returns microseconds after the device finished, not at
+    // the watchdog's next round); the watchdog decides errors and timeouts, and wakes this wait for them.
+    for (int round = 0;; ++round) {
+      {
+        std::unique_lock<std::mutex> lock(pending_->mutex);
+        if (pending_->finished) {
+          if (!pending_->error.empty()) TORCH_CHECK_WITH(DistBackendError, false, pending_->error);
+          return true;
+        }
+        if (round >= 1000) pending_->changed.wait_for(lock, std::chrono::microseconds(200));
+      }
+      if (call_core([&] { return pending_->done->query(); })) return true;
+      if (round < 1000) std::this_thread::yield();
+    }
   }
   void synchronize() override { wait(kNoTimeout); }
   c10::intrusive_ptr<c10::ivalue::Future> getFuture() override { return future_; }
@@ -186,7 +196,6 @@ void AdapterEngine::watch() {
         error = "torch_hal: " + p->comm->engine_name() + " collective on hal:" +
                 std::to_string(p->comm->device().index) + " failed: " + error;
         if (error_.empty()) error_ = error;
-        p->comm->abort();  // lets the device's stream move on instead of waiting for peers forever
       }
       {
         std::lock_guard<std::mutex> plock(p->mutex);
@@ -194,6 +203,9 @@ void AdapterEngine::watch() {
         p->error = error;
       }
       p->changed.notify_all();
+      // After the Work knows its error: aborting lets the device's stream move on (instead of waiting for
+      // peers forever), and a waiter must not take that for success.
+      if (!error.empty()) p->comm->abort();
     }
     pending_.swap(still);
   }
