@@ -343,7 +343,14 @@ enum {
                                     growth_tracker [1] (int32), both updated in place: found_inf > 0: scale *=
                                     backoff, tracker = 0; else tracker + 1 == growth_interval: scale *= growth (kept
                                     when the product is not finite), tracker = 0; else tracker += 1;
-                                    (s) growth_factor, backoff_factor, growth_interval (int) */
+                                    (s) growth_factor, backoff_factor, growth_interval (int) */,
+  HAL_OP_SORT = 1250,       /* inputs x; outputs values (x's shape, x's dtype), indices (x's shape, int64): each
+                               line along dim sorted, stably (equal values keep their order), NaN above every
+                               number; values may be x itself; (s) dim, descending (bool). An adapter may refuse
+                               long lines (NOT_SUPPORTED) */
+  HAL_OP_TOPK = 1251        /* inputs x; outputs values, indices (x's shape with k along dim): the k largest
+                               (smallest) of each line in that order, ties by position, NaN above every number;
+                               (s) dim, largest (bool) */
 };
 
 /* ---------------------------------------------------------------------------------------------- */

@@ -293,6 +293,67 @@ def test_cumsum_long_rows_half_and_forms(gpu_device):
     run_both(lambda m: (m.cumsum(-1) - 1).masked_fill(m == 0, 1), mask, device=gpu_device)
 
 
+# ---- sort / topk -----------------------------------------------------------------------------------------
+
+SORT_SHAPES_DIMS = [((), 0), ((0,), 0), ((1,), 0), ((7, 13), 1), ((7, 13), 0), ((3, 5, 7), 1), ((4, 2048), 1),
+                    ((2, 4096), -1), ((1000, 3), 0), ((2, 0, 3), 1)]
+
+
+def assert_sorted_like_cpu(actual, expected, x, dim):
+    """Values equal to the CPU's; indices equal too (a stable sort has one answer), and they gather the values."""
+    (values, indices), (ev, ei) = actual, expected
+    check(values, ev)
+    check(indices, ei)
+    if x.dim():
+        torch.testing.assert_close(x.gather(dim, indices.cpu()), ev, equal_nan=True, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("shape,dim", SORT_SHAPES_DIMS)
+@pytest.mark.parametrize("dtype", FLOATS + INTS + [torch.bool])
+def test_sort(gpu_device, dtype, shape, dim):
+    if dtype == torch.float64 and shape == (2, 4096):
+        shape = (2, 2048)  # float64 lines of up to 2048 run natively
+    x = with_specials(make(shape, dtype, -3, 3))  # few distinct integers: many ties
+    for descending in (False, True):
+        with torch.hal.strict():
+            actual = torch.sort(x.to(gpu_device), dim=dim, descending=descending, stable=True)
+            argsorted = torch.argsort(x.to(gpu_device), dim=dim, descending=descending, stable=True)
+        expected = torch.sort(x, dim=dim, descending=descending, stable=True)
+        assert_sorted_like_cpu(actual, expected, x, dim)
+        check(argsorted, expected[1])
+
+
+def test_sort_forms(gpu_device):
+    x = make((9, 31), torch.float32)
+    run_both(lambda u: torch.sort(u.t(), 1).values, x, device=gpu_device)      # non-contiguous
+    run_both(lambda u: torch.sort(u, 0, descending=True).indices, x, device=gpu_device)
+    values, indices = torch.empty(0, device=gpu_device), torch.empty(0, dtype=torch.int64, device=gpu_device)
+    with torch.hal.strict():
+        torch.sort(x.to(gpu_device), 1, out=(values, indices))
+    assert_sorted_like_cpu((values, indices), torch.sort(x, 1, stable=True), x, 1)
+    # Longer lines than the kernel holds still sort (through the fallback).
+    long = make((2, 10000), torch.float32)
+    check(torch.sort(long.to(gpu_device), 1).values, torch.sort(long, 1).values)
+
+
+@pytest.mark.parametrize("dtype", FLOATS + [torch.int64, torch.int32, torch.uint8])
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk(gpu_device, largest, dtype):
+    for shape, dim, k in [((7, 13), 1, 3), ((7, 13), 0, 7), ((50, 1000), -1, 10), ((5,), 0, 0), ((), 0, 1),
+                          ((3, 4096 if dtype != torch.float64 else 2048), 1, 100)]:
+        x = make(shape, dtype, -100, 100)
+        if dtype.is_floating_point:
+            x = with_specials(x)
+        with torch.hal.strict():
+            values, indices = torch.topk(x.to(gpu_device), k, dim=dim, largest=largest)
+        ev, _ = torch.topk(x, k, dim=dim, largest=largest)
+        check(values, ev)
+        if x.dim():
+            torch.testing.assert_close(x.gather(dim, indices.cpu()), ev, equal_nan=True, rtol=0, atol=0)
+    with pytest.raises(RuntimeError, match="out of range"):
+        torch.topk(torch.ones(3, device=gpu_device), 4)
+
+
 # ---- one_hot, argmax (already made of native ops: zeros, scatter_, max) ---------------------------------
 
 def test_one_hot_and_argmax(gpu_device):

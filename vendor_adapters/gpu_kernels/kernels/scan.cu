@@ -16,6 +16,7 @@
 #include "kernels/gpu_runtime.h"
 #include "kernels/kernel_launch.h"
 #include "kernels/launch_config.cuh"
+#include "kernels/lines.cuh"
 #include "kernels/op_call.h"
 #include "kernels/tensor_access.cuh"
 #include "kernels/training_ops.h"
@@ -33,12 +34,7 @@ struct ScanArgs {
   char* out = nullptr;
   DType out_dtype = DType::Unsupported;
   int32_t out_size = 0;
-  // The lines: every dimension but the scanned one, row-major (last fastest), adjacent ones merged.
-  int32_t line_dims = 0;
-  int64_t sizes[HAL_MAX_DIMS] = {};
-  int64_t in_strides[HAL_MAX_DIMS] = {};
-  int64_t out_strides[HAL_MAX_DIMS] = {};
-  int64_t lines = 0;   // number of lines
+  Lines<2> lines;  // [0] input, [1] output (lines.cuh)
   int64_t length = 0;  // elements per line
   int64_t in_step = 0, out_step = 0;  // strides along the scanned dimension
 };
@@ -49,24 +45,14 @@ struct Combine {
   __device__ static T of(T a, T b) { return Prod ? a * b : a + b; }
 };
 
-__device__ __forceinline__ void line_offsets(int64_t m, const ScanArgs& a, int64_t& in_off, int64_t& out_off) {
-  in_off = 0;
-  out_off = 0;
-  for (int d = a.line_dims - 1; d >= 0; --d) {
-    const int64_t c = m % a.sizes[d];
-    m /= a.sizes[d];
-    in_off += c * a.in_strides[d];
-    out_off += c * a.out_strides[d];
-  }
-}
-
 template <class T, bool Prod>
 __global__ void __launch_bounds__(kThreads) scan_thread_per_line(ScanArgs a) {
   using C = Combine<T, Prod>;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t m = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; m < a.lines; m += stride) {
-    int64_t in_off, out_off;
-    line_offsets(m, a, in_off, out_off);
+  for (int64_t m = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; m < a.lines.count; m += stride) {
+    int64_t off[2];
+    line_offsets(m, a.lines, off);
+    const int64_t in_off = off[0], out_off = off[1];
     T acc = C::identity();
     for (int64_t i = 0; i < a.length; ++i) {
       acc = C::of(acc, load_as<T>(a.in + (in_off + i * a.in_step) * a.in_size, a.in_dtype));
@@ -81,9 +67,10 @@ __global__ void __launch_bounds__(kThreads) scan_block_per_line(ScanArgs a) {
   __shared__ T totals[kThreads];
   const int tid = threadIdx.x;
   constexpr int64_t kChunk = static_cast<int64_t>(kThreads) * kItems;
-  for (int64_t m = blockIdx.x; m < a.lines; m += gridDim.x) {
-    int64_t in_off, out_off;
-    line_offsets(m, a, in_off, out_off);
+  for (int64_t m = blockIdx.x; m < a.lines.count; m += gridDim.x) {
+    int64_t off[2];
+    line_offsets(m, a.lines, off);
+    const int64_t in_off = off[0], out_off = off[1];
     T carry = C::identity();
     for (int64_t base = 0; base < a.length; base += kChunk) {
       // This thread's kItems elements, scanned in order.
@@ -122,12 +109,12 @@ hal_status_t run(const OpCall& call, const ScanArgs& a) {
   // A block per line where the line is contiguous and long enough to fill one; a thread per line otherwise.
   const bool block_per_line = a.in_step == 1 && a.length > 64;
   if (block_per_line) {
-    const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(a.lines, int64_t{1} << 20));
+    const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(a.lines.count, int64_t{1} << 20));
     return launch_kernel<scan_block_per_line<T, Prod>>("cumsum/cumprod", call.device, blocks, kThreads, 0,
                                                         call.stream, a);
   }
   return launch_kernel<scan_thread_per_line<T, Prod>>("cumsum/cumprod", call.device,
-                                                       grid_for(a.lines, kThreads, call.device), kThreads, 0,
+                                                       grid_for(a.lines.count, kThreads, call.device), kThreads, 0,
                                                        call.stream, a);
 }
 
@@ -151,40 +138,20 @@ hal_status_t launch_scan(const OpCall& call) {
   }
   const DType in_dtype = dtype_of(in.dtype), out_dtype = dtype_of(out.dtype);
   if (in_dtype == DType::Unsupported || out_dtype == DType::Unsupported) return HAL_STATUS_NOT_SUPPORTED;
-  const hal_scalar_t& s = call.scalars[0];
-  int64_t dim = s.kind == 1 ? s.value.i : static_cast<int64_t>(s.value.f);
-  const int64_t rank = in.ndim > 0 ? in.ndim : 1;
-  if (dim < 0) dim += rank;
-  if (dim < 0 || dim >= rank) return fail(HAL_STATUS_INVALID_ARGUMENT, "CUMSUM/CUMPROD: dim out of range");
+  const int64_t dim = wrapped_dim(call.scalars[0], in.ndim);
+  if (dim < 0) return fail(HAL_STATUS_INVALID_ARGUMENT, "CUMSUM/CUMPROD: dim out of range");
 
   ScanArgs a;
   a.in_dtype = in_dtype;
   a.in_size = dtype_size(in_dtype);
   a.out_dtype = out_dtype;
   a.out_size = dtype_size(out_dtype);
-  a.length = in.ndim > 0 ? in.shape[dim] : 1;
-  a.in_step = in.ndim > 0 ? in.strides[dim] : 0;
-  a.out_step = out.ndim > 0 ? out.strides[dim] : 0;
-  a.lines = 1;
-  for (int d = 0; d < in.ndim; ++d) {
-    if (d == dim) continue;
-    a.lines *= in.shape[d];
-    if (in.shape[d] == 1) continue;
-    const int k = a.line_dims;
-    // Merged into the previous line dimension where it steps exactly over this one in both tensors.
-    if (k > 0 && a.in_strides[k - 1] == in.strides[d] * in.shape[d] &&
-        a.out_strides[k - 1] == out.strides[d] * in.shape[d]) {
-      a.sizes[k - 1] *= in.shape[d];
-      a.in_strides[k - 1] = in.strides[d];
-      a.out_strides[k - 1] = out.strides[d];
-    } else {
-      a.sizes[k] = in.shape[d];
-      a.in_strides[k] = in.strides[d];
-      a.out_strides[k] = out.strides[d];
-      a.line_dims = k + 1;
-    }
-  }
-  if (a.lines == 0 || a.length == 0) return HAL_STATUS_SUCCESS;
+  const hal_tensor_t* const tensors[2] = {&in, &out};
+  if (!lines_of(tensors, dim, a.lines)) return HAL_STATUS_NOT_SUPPORTED;
+  a.length = a.lines.length[0];
+  a.in_step = a.lines.step[0];
+  a.out_step = a.lines.step[1];
+  if (a.lines.count == 0 || a.length == 0) return HAL_STATUS_SUCCESS;
   a.in = element0(in);
   a.out = element0(out);
   // Compute type as the reductions: float64 when either side is f64, float32 for floats, int64 otherwise.

@@ -15,6 +15,7 @@ HAL_GPU_WEAK_LAUNCHER(launch_triangular, "tril/triu")
 HAL_GPU_WEAK_LAUNCHER(launch_scan, "cumsum/cumprod")
 HAL_GPU_WEAK_LAUNCHER(launch_multi_tensor_norm, "multi-tensor norm")
 HAL_GPU_WEAK_LAUNCHER(launch_amp_update_scale, "AMP scale update")
+HAL_GPU_WEAK_LAUNCHER(launch_sort, "sort/topk")
 #undef HAL_GPU_WEAK_LAUNCHER
 
 hal_status_t launch_training_ops(const OpCall& call) {
@@ -30,6 +31,9 @@ hal_status_t launch_training_ops(const OpCall& call) {
       return launch_multi_tensor_norm(call);
     case HAL_OP_AMP_UPDATE_SCALE:
       return launch_amp_update_scale(call);
+    case HAL_OP_SORT:
+    case HAL_OP_TOPK:
+      return launch_sort(call);
     default:
       return fail(HAL_STATUS_NOT_SUPPORTED, "no kernel for op " + std::to_string(call.op));
   }
