@@ -159,7 +159,9 @@ typedef struct hal_scalar {
  * optimizer step updates every parameter at once. HAL_OP_FOREACH applies one ELEMENTWISE op (of arity
  * 1..3), whose id is scalars[0] (an int), to each group: outputs are G tensors; inputs are G * arity,
  * group-major (inputs[g * arity + k] is operand k of group g). Within a group every tensor operand has
- * outputs[g]'s shape, and the inner op's conventions apply (scalar operands, compute type). outputs[g] may
+ * outputs[g]'s shape, and the inner op's conventions apply (scalar operands, compute type); a tensor operand
+ * whose strides are all 0 is one element broadcast over the group, of any floating dtype, which the adapter
+ * reads on the device (a 0-dim tensor operand: the .Tensor overloads of torch._foreach_*). outputs[g] may
  * be the very same tensor as an input of group g (in place); it never overlaps any other operand of any
  * group. Scalars differ from the general rule: after scalars[0] come, group by group, that group's scalar
  * operands' values (in input order) followed by the inner op's own scalars, so each group carries its own
