@@ -189,6 +189,29 @@ def test_foreach_norm_dtype_and_slow_path(gpu_device):
         torch._foreach_norm([torch.zeros(0, device=gpu_device)], INF)
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("name", ["mul", "div", "add"])
+def test_foreach_tensor_overloads_are_one_native_launch(gpu_device, name, dtype):
+    """_foreach_mul_(grads, coef) with coef a 0-dim device tensor, as clip_grad_norm_ calls it."""
+    tensors = [t for t in foreach_norm_list([dtype], seed=5)]
+    other = torch.tensor(0.37, dtype=torch.float32)
+    kwargs = {"alpha": 0.5} if name == "add" else {}
+    functional, in_place = getattr(torch, f"_foreach_{name}"), getattr(torch, f"_foreach_{name}_")
+    on_device = [t.to(gpu_device) for t in tensors]
+    with torch.hal.strict(), profile(activities=[ProfilerActivity.CPU]) as prof:
+        results = functional(on_device, other.to(gpu_device), **kwargs)
+        in_place(on_device, other.to(gpu_device), **kwargs)
+        torch.hal.synchronize(gpu_device)
+    beneath = {e.name for e in prof.events() if not e.name.startswith("cu")} - ALLOCATIONS
+    beneath -= {"aten::to", "aten::_to_copy", "aten::copy_"}  # other's move to the device
+    assert beneath <= {f"aten::_foreach_{name}", f"aten::_foreach_{name}_"}, sorted(beneath)
+    expected = functional(tensors, other, **kwargs)
+    in_place(tensors, other, **kwargs)
+    for a, b, e, t in zip(results, on_device, expected, tensors):
+        check(a, e)
+        check(b, t)
+
+
 def test_clip_grad_norm_matches_cpu(gpu_device):
     torch.manual_seed(0)
     cpu = nn.Sequential(nn.Linear(64, 256), nn.GELU(), nn.Linear(256, 10))
