@@ -8,6 +8,7 @@
 #include <torch/csrc/utils/pybind.h>
 
 #include "allocator.h"
+#include "compile/host_graph_ops.h"
 #include "cpu_fallback.h"
 #include "dlpack_capsule.h"
 #include "generator.h"
@@ -193,5 +194,6 @@ PYBIND11_MODULE(_C, m) {
   m.def("reset_fallback_stats", &reset_fallback_stats);
   m.def("set_strict", &set_strict_mode);
   m.def("is_strict", &strict_mode);
-  bind_op_coverage(m);  // kernel_table, hal_op_name, adapter_op_support (torch_hal/op_coverage.py)
+  bind_op_coverage(m);
+  bind_compile_host_graph(m);  // compile_host_buffer (torch_hal/compile/host_graph.py)  // kernel_table, hal_op_name, adapter_op_support (torch_hal/op_coverage.py)
 }
