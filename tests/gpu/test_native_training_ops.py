@@ -312,6 +312,8 @@ def test_cumsum_long_rows_half_and_forms(gpu_device):
     with torch.hal.strict():
         torch.cumsum(y.to(gpu_device), 1, dtype=torch.float64, out=out)
     check(out, torch.cumsum(y, 1, dtype=torch.float64))
+    with pytest.raises(RuntimeError, match="more than one element"):
+        torch.ones(1, 4, device=gpu_device).expand(3, 4).cumsum_(0)
     # Position ids from an attention mask, as transformers computes them.
     mask = torch.tensor([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1]])
     run_both(lambda m: (m.cumsum(-1) - 1).masked_fill(m == 0, 1), mask, device=gpu_device)

@@ -16,6 +16,7 @@ at::ScalarType scan_dtype(const at::Tensor& self, std::optional<at::ScalarType> 
 }
 
 bool launch_scan(hal_op_t op, const at::Tensor& self, const at::Tensor& out, int64_t dim) {
+  at::assert_no_internal_overlap(out);  // ATen's error for an expanded output (one element written twice)
   const auto overlap = at::get_overlap_status(out, self);
   if (overlap == at::MemOverlapStatus::Partial || overlap == at::MemOverlapStatus::TooHard) return false;
   if (out.numel() == 0) return true;
