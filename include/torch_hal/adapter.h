@@ -32,7 +32,7 @@ extern "C" {
 
 /* Major changes break the table layout; minor versions only append fields or functions. */
 #define HAL_ABI_VERSION_MAJOR 1u
-#define HAL_ABI_VERSION_MINOR 1u
+#define HAL_ABI_VERSION_MINOR 2u /* 1.2: stream_native_handle */
 #define HAL_ABI_VERSION ((HAL_ABI_VERSION_MAJOR << 16) | HAL_ABI_VERSION_MINOR)
 #define HAL_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
 #define HAL_ABI_MINOR_OF(v) ((uint32_t)(v)&0xFFFFu)
@@ -431,6 +431,12 @@ typedef struct hal_adapter {
                             const hal_scalar_t* scalars, int32_t num_scalars);
 
   void* reserved[16];
+
+  /* ABI 1.2 (optional; read only where struct_size covers it). The vendor runtime's own handle of a stream
+   * (a cudaStream_t, a hipStream_t), the default stream's (NULL hal_stream_t) included, for code that
+   * launches on hal's streams through the vendor's API: torch.compile's Triton kernels, DLPack's stream
+   * exchange. Adapters without vendor streams leave it NULL. */
+  hal_status_t (*stream_native_handle)(int32_t device, hal_stream_t stream, void** handle);
 } hal_adapter_t;
 
 typedef const hal_adapter_t* (*hal_adapter_query_fn)(uint32_t max_abi_version);

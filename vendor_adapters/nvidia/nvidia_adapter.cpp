@@ -69,6 +69,7 @@ const hal_adapter_t* table() {
     a.device_synchronize = Guarded<device_synchronize>::call;
     a.op_supported = Guarded<op_supported>::call;
     a.launch_op = Guarded<launch_op>::call;
+    a.stream_native_handle = Guarded<stream_native_handle>::call;
     return a;
   }();
   return &t;
