@@ -65,11 +65,6 @@ def install() -> None:
 
     hints.DeviceProperties.create = classmethod(create)
     _answer_gpu_type_beside_hal(utils)
-    # Inductor's static launcher (torch._C._StaticCudaLauncher) crashed the process on the H100 when the kernel
-    # ran on a hal side stream; Triton's own launcher takes the stream hal gives it.
-    from torch._inductor import config
-
-    config.use_static_cuda_launcher = False
     _installed = True
 
 
