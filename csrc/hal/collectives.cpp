@@ -12,8 +12,8 @@ const hal_collectives_t* collectives_of(const Device& device, std::string* why) 
     if (why) *why = reason;
     return nullptr;
   };
-  if (HAL_ABI_MINOR_OF(t.abi_version) < 2 || t.struct_size < offsetof(hal_adapter_t, collectives) + sizeof(void*)) {
-    return say("adapter " + device.adapter->name() + " predates collectives (ABI 1.2)");
+  if (HAL_ABI_MINOR_OF(t.abi_version) < 3 || t.struct_size < offsetof(hal_adapter_t, collectives) + sizeof(void*)) {
+    return say("adapter " + device.adapter->name() + " predates collectives (ABI 1.3)");
   }
   const hal_collectives_t* c = t.collectives;
   if (c == nullptr) return say("adapter " + device.adapter->name() + " has no collectives");

@@ -1,4 +1,4 @@
-// Collectives of an adapter (ABI 1.2, optional): the table, and a communicator owned by RAII.
+// Collectives of an adapter (ABI 1.3, optional): the table, and a communicator owned by RAII.
 // torch.distributed's hal backend (csrc/torch/distributed) is the user; the core only wraps the C ABI.
 #pragma once
 

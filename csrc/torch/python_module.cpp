@@ -142,9 +142,10 @@ PYBIND11_MODULE(_C, m) {
 
   // streams (torch.Stream / torch.Event carry the rest through the device guard)
   m.def("synchronize", [](int index) { call_core([&] { hal::synchronize_device(index); }); }, without_gil);
-  // The vendor's handle of a hal stream (a cudaStream_t on NVIDIA), for DLPack's stream exchange.
+  // The vendor's handle of a hal stream (a cudaStream_t on NVIDIA; 0 where there is none), for DLPack's
+  // stream exchange and the Triton kernels of torch.compile.
   m.def("native_stream_handle", [](int index, int64_t id) {
-    return reinterpret_cast<uintptr_t>(call_core([&] { return hal::native_stream(index, id); }));
+    return reinterpret_cast<uintptr_t>(call_core([&] { return hal::vendor_stream_handle(index, id); }));
   });
   m.def("current_stream_id", [](int index) { return call_core([&] { return hal::current_stream(index); }); });
   m.def("set_current_stream", [](int index, int64_t id) {

@@ -157,6 +157,11 @@ hal_status_t stream_query(int32_t device, hal_stream_t stream) {
   if (hal_status_t s = use(device); s != HAL_STATUS_SUCCESS) return s;
   return check(hip().StreamQuery(stream_of(stream)), "hipStreamQuery");
 }
+// A hal stream is the hipStream_t itself (NULL: HIP's null stream, the device's default).
+hal_status_t stream_native_handle(int32_t /*device*/, hal_stream_t stream, void** handle) {
+  *handle = stream_of(stream);
+  return HAL_STATUS_SUCCESS;
+}
 hal_status_t stream_wait_event(int32_t device, hal_stream_t stream, hal_event_t event) {
   if (hal_status_t s = use(device); s != HAL_STATUS_SUCCESS) return s;
   return check(hip().StreamWaitEvent(stream_of(stream), event_of(event), 0), "hipStreamWaitEvent");
@@ -252,6 +257,7 @@ const hal_adapter_t* table() {
     a.stream_synchronize = Guarded<stream_synchronize>::call;
     a.stream_query = Guarded<stream_query>::call;
     a.stream_wait_event = Guarded<stream_wait_event>::call;
+    a.stream_native_handle = Guarded<stream_native_handle>::call;
     a.event_create = Guarded<event_create>::call;
     a.event_destroy = Guarded<event_destroy>::call;
     a.event_record = Guarded<event_record>::call;
@@ -261,7 +267,7 @@ const hal_adapter_t* table() {
     a.device_synchronize = Guarded<device_synchronize>::call;
     a.op_supported = Guarded<op_supported>::call;
     a.launch_op = Guarded<launch_op>::call;
-    a.collectives = rccl_collectives();  // ABI 1.2: RCCL, loaded at first use
+    a.collectives = rccl_collectives();  // ABI 1.3: RCCL, loaded at first use
     return a;
   }();
   return &t;

@@ -1,4 +1,4 @@
-// hal_collectives_t (adapter.h, ABI 1.2) over a library of NCCL's API: NCCL for the NVIDIA adapter
+// hal_collectives_t (adapter.h, ABI 1.3) over a library of NCCL's API: NCCL for the NVIDIA adapter
 // (libnccl.so.2), RCCL for the AMD adapter (librccl.so.1), which keeps NCCL's names and types with HIP's
 // stream. Written once here, header-only, and instantiated by each adapter with its Platform:
 //

@@ -70,7 +70,8 @@ const hal_adapter_t* table() {
     a.device_synchronize = Guarded<device_synchronize>::call;
     a.op_supported = Guarded<op_supported>::call;
     a.launch_op = Guarded<launch_op>::call;
-    a.collectives = nccl_collectives();  // ABI 1.2: NCCL, loaded at first use
+    a.stream_native_handle = Guarded<stream_native_handle>::call;
+    a.collectives = nccl_collectives();  // ABI 1.3: NCCL, loaded at first use
     return a;
   }();
   return &t;
