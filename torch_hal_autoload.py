@@ -22,6 +22,8 @@ def load():
         warnings.warn(f"torch_hal is not registered: {error}. Fix or unset that setting, or set "
                       "TORCH_DEVICE_BACKEND_AUTOLOAD=0 to skip torch_hal.", RuntimeWarning)
     except Exception as error:  # noqa: BLE001  (any failure must not break `import torch`)
-        warnings.warn(f"torch_hal could not be loaded, so the hal device is not registered: {error}. "
-                      "Rebuild it with `pip install --no-build-isolation -e .`, or set "
-                      "TORCH_DEVICE_BACKEND_AUTOLOAD=0 to skip it.", RuntimeWarning)
+        reason = str(error).rstrip(".")
+        # torch_hal's own ImportError already says how to rebuild; other errors get the advice here.
+        fix = "" if "pip install" in reason else "Rebuild it with `pip install --no-build-isolation -e .`, or set "
+        warnings.warn(f"torch_hal could not be loaded, so the hal device is not registered: {reason}. "
+                      f"{fix or 'Or set '}TORCH_DEVICE_BACKEND_AUTOLOAD=0 to skip it.", RuntimeWarning)

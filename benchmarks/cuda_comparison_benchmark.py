@@ -1,6 +1,11 @@
 """hal:N on an NVIDIA GPU against torch.cuda on the same GPU, in one run, printed as ratios.
 
     python benchmarks/cuda_comparison_benchmark.py [--quick] [--rounds N] [--markdown benchmarks/RESULTS.md]
+        [--device hal:N] [--reference cuda:0 | hal:M]
+
+--reference hal:M compares two hal devices instead, e.g. the same GPU through two adapters (the AMD adapter
+on HIP's NVIDIA platform against the NVIDIA adapter: `scripts/gpu_check.sh amd_vs_nvidia`), with the same
+pairing of batches and processes as against cuda.
 
 Each case runs the same PyTorch code on the hal device and on cuda. Cases without autograd run both sides in
 this process, in alternating batches (time_pair), so that both see the same core, clock and moment of the
@@ -21,10 +26,7 @@ copies, D2D, elementwise on 256 MiB and matrix products at least 0.95x; `empty` 
 import argparse
 import datetime
 import importlib.util
-import os
 import platform
-import statistics
-import subprocess
 import sys
 from pathlib import Path
 from typing import Callable, NamedTuple, Optional
@@ -45,18 +47,30 @@ def load_without_package(name):
 _models = load_without_package("reference_models")
 TinyTransformer, mlp = _models.TinyTransformer, _models.mlp
 training_step, transformer_batch = _models.training_step, _models.transformer_batch
-_timing = load_without_package("timing")
-time_pair, batch_size, timed_batch = _timing.time_pair, _timing.batch_size, _timing.timed_batch
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import lockstep  # noqa: E402  (the two training processes in lockstep)
+from timing import batch_size, time_pair, timed_batch  # noqa: E402  (loaded without the torch_hal package)
 
 MiB = 1 << 20
 
 
-def nvidia_hal_device():
+def gpu_hal_device():
+    """The first GPU among the hal devices: an NVIDIA GPU through the NVIDIA adapter, or the same GPU through
+    the AMD adapter's HIP path (vendor_adapters/amd/nvidia_platform, `scripts/gpu_check.sh amd_benchmark`)."""
     import torch_hal  # noqa: F401  (the cuda training worker never calls this, so never registers hal)
     for i in range(torch.hal.device_count()):
-        if torch.hal.get_device_properties(i).vendor.lower() == "nvidia":
+        if torch.hal.get_device_properties(i).vendor.lower() in ("nvidia", "amd"):
             return torch.device("hal", i)
     return None
+
+
+def parse_device(text: Optional[str]) -> Optional[torch.device]:
+    """A device named on the command line; hal devices register torch_hal first."""
+    if text is None:
+        return None
+    if text.startswith("hal"):
+        import torch_hal  # noqa: F401  (names the hal device type; a cuda worker never gets here)
+    return torch.device(text)
 
 
 def syncer(device):
@@ -195,71 +209,41 @@ def repeats(quick: bool) -> int:
     return 3 if quick else 9
 
 
-class TrainingWorker:
+def start_training_worker(device: torch.device, quick: bool) -> lockstep.Worker:
     """A child process that times the training cases on one side ("hal" or "cuda"), one batch per request."""
-
-    def __init__(self, side: str, quick: bool):
-        self.side = side
-        cmd = [sys.executable, __file__, "--training-worker", side] + (["--quick"] if quick else [])
-        cmd += [arg for part in ONLY for arg in ("--only", part)]
-        env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0")  # the cuda side must not load torch_hal
-        self.process = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        self.reply()  # "ready": every case built and warmed up
-
-    def reply(self) -> str:
-        line = self.process.stdout.readline()
-        if not line:
-            sys.exit(f"the {self.side} training worker failed (exit {self.process.wait()}); its errors are above")
-        return line.strip()
-
-    def time_batch(self, case_index: int) -> float:
-        self.process.stdin.write(f"{case_index}\n")
-        self.process.stdin.flush()
-        return float(self.reply())
-
-    def close(self):
-        self.process.stdin.close()
-        self.process.wait()
+    args = [__file__, "--training-worker", str(device)] + (["--quick"] if quick else [])
+    args += [arg for part in ONLY for arg in ("--only", part)]
+    # A cuda side must not load torch_hal (lockstep.py says why).
+    return lockstep.Worker(str(device), args, env={"TORCH_DEVICE_BACKEND_AUTOLOAD": "0"})
 
 
-def paired_training_times(cases, quick: bool):
-    """(hal, cuda) seconds per call of each training case, from a fresh pair of worker processes whose
+def paired_training_times(cases, hal, reference, quick: bool):
+    """(hal, reference) seconds per call of each training case, from a fresh pair of worker processes whose
     batches alternate, each median of repeats(quick) batches."""
-    workers = [TrainingWorker("hal", quick), TrainingWorker("cuda", quick)]
+    workers = [start_training_worker(hal, quick), start_training_worker(reference, quick)]
     try:
-        results = []
-        for i in range(len(cases)):
-            batches = [[], []]
-            for _ in range(repeats(quick)):
-                for side, worker in enumerate(workers):
-                    batches[side].append(worker.time_batch(i))
-            results.append(tuple(statistics.median(b) for b in batches))
-        return results
+        return [tuple(lockstep.lockstep_medians(workers, str(i), repeats(quick))) for i in range(len(cases))]
     finally:
         for worker in workers:
             worker.close()
 
 
 def training_worker(side: str, quick: bool):
-    """A child process's job: build and warm up every training case on one side, say "ready", then answer
-    each case index read from stdin with the seconds per call of one timed batch of it."""
-    device = nvidia_hal_device() if side == "hal" else torch.device("cuda", 0)
+    """A child process's job: build and warm up every training case on one side (the device `side` names),
+    then answer each case index read from stdin with the seconds per call of one timed batch of it."""
+    device = parse_device(side)
     sync = syncer(device)
     fns = [c.make(device) for c in all_cases(quick) if c.trains]
     sizes = [batch_size(fn, sync) for fn in fns]
-    print("ready", flush=True)
-    for line in sys.stdin:
-        i = int(line)
-        print(repr(timed_batch(fns[i], sync, sizes[i])), flush=True)
+    lockstep.serve(lambda line: repr(timed_batch(fns[int(line)], sync, sizes[int(line)])))
 
 
-def run(quick: bool, rounds: int):
+def run(quick: bool, rounds: int, hal: Optional[torch.device], cuda: torch.device):
     """Per case, the best of `rounds` rounds; within a round, every case in order (see the module docstring
-    for which share a process)."""
-    hal = nvidia_hal_device()
-    if hal is None or not torch.cuda.is_available():
-        sys.exit("this benchmark needs an NVIDIA GPU as a hal device and torch.cuda on the same machine")
-    cuda = torch.device("cuda", 0)
+    for which share a process). `cuda` is the reference side: torch.cuda, or another hal device."""
+    hal = hal or gpu_hal_device()
+    if hal is None or (cuda.type == "cuda" and not torch.cuda.is_available()):
+        sys.exit("this benchmark needs a GPU as a hal device and torch.cuda (or --reference hal:M) on the same GPU")
     cases = all_cases(quick)
     in_process = [c for c in cases if not c.trains]
     training = [c for c in cases if c.trains]
@@ -270,15 +254,15 @@ def run(quick: bool, rounds: int):
             for side, t in enumerate(time_side_by_side(case, hal, cuda, quick)):
                 best[case.name][side] = min(best[case.name][side], t)
         if training:
-            print(f"[round {r + 1}/{rounds}] training steps, a hal and a cuda process in lockstep", file=sys.stderr,
-                  flush=True)
-            for case, times in zip(training, paired_training_times(training, quick)):
+            print(f"[round {r + 1}/{rounds}] training steps, a {hal} and a {cuda} process in lockstep",
+                  file=sys.stderr, flush=True)
+            for case, times in zip(training, paired_training_times(training, hal, cuda, quick)):
                 # Each round's figures too: how far apart rounds land is the noise the best-of hides.
-                print(f"    {case.name}: hal {times[0] * 1e6:.1f} µs, cuda {times[1] * 1e6:.1f} µs, "
-                      f"hal/cuda {times[0] / times[1]:.2f}", file=sys.stderr, flush=True)
+                print(f"    {case.name}: {hal} {times[0] * 1e6:.1f} µs, {cuda} {times[1] * 1e6:.1f} µs, "
+                      f"ratio {times[0] / times[1]:.2f}", file=sys.stderr, flush=True)
                 for side, t in enumerate(times):
                     best[case.name][side] = min(best[case.name][side], t)
-    return hal, [(c.name, c.work, *best[c.name]) for c in cases]
+    return hal, cuda, [(c.name, c.work, *best[c.name]) for c in cases]
 
 
 def fmt_rate(work, t, name):
@@ -289,8 +273,9 @@ def fmt_rate(work, t, name):
     return f"{work / t / 1e9:.1f} GB/s"
 
 
-def table(rows):
-    lines = ["| case | hal | cuda | hal/cuda time | speed vs cuda |", "| --- | --- | --- | --- | --- |"]
+def table(rows, reference: str = "cuda"):
+    lines = [f"| case | hal | {reference} | hal/{reference} time | speed vs {reference} |",
+             "| --- | --- | --- | --- | --- |"]
     for name, work, t_hal, t_cuda in rows:
         hal_s = f"{t_hal * 1e6:.1f} µs" + (f" ({fmt_rate(work, t_hal, name)})" if work else "")
         cuda_s = f"{t_cuda * 1e6:.1f} µs" + (f" ({fmt_rate(work, t_cuda, name)})" if work else "")
@@ -305,18 +290,28 @@ def main():
     parser.add_argument("--rounds", type=int, default=3, help="rounds of every case; the best counts")
     parser.add_argument("--only", action="append", default=[], metavar="TEXT",
                         help="run only the cases whose name contains TEXT (repeatable)")
-    parser.add_argument("--training-worker", choices=("hal", "cuda"), help=argparse.SUPPRESS)
+    parser.add_argument("--device", help="the hal device to measure (default: the first GPU among hal devices)")
+    parser.add_argument("--reference", default="cuda:0", help="what to compare with: cuda:0 (default) or hal:M")
+    parser.add_argument("--training-worker", metavar="DEVICE", help=argparse.SUPPRESS)
     args = parser.parse_args()
     ONLY.extend(args.only)
     if args.training_worker:
         training_worker(args.training_worker, args.quick)
         return
-    hal, rows = run(args.quick, max(1, args.rounds))
+    hal, reference, rows = run(args.quick, max(1, args.rounds), parse_device(args.device),
+                               parse_device(args.reference))
     import torch_hal
+
+    def describe(device):
+        if device.type != "hal":
+            return str(device)
+        return f"{device} through the {torch.hal.get_device_properties(device).adapter} adapter"
+
     props = torch.hal.get_device_properties(hal)
-    header = (f"{props.name} as {hal} (torch_hal {torch_hal.__version__}) vs cuda:0, PyTorch {torch.__version__}, "
-              f"Python {platform.python_version()}, {datetime.date.today().isoformat()}")
-    text = header + f" (best of {max(1, args.rounds)} rounds)\n\n" + table(rows)
+    header = (f"{props.name} as {describe(hal)} (torch_hal {torch_hal.__version__}) vs {describe(reference)}, "
+              f"PyTorch {torch.__version__}, Python {platform.python_version()}, {datetime.date.today().isoformat()}")
+    label = "cuda" if reference.type == "cuda" else str(reference)
+    text = header + f" (best of {max(1, args.rounds)} rounds)\n\n" + table(rows, label)
     print(text)
     if args.markdown:
         Path(args.markdown).write_text(text + "\n")

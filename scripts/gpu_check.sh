@@ -3,7 +3,9 @@
 # a clean build of this checkout, every test (the GPU suite included), the GPU suite under
 # compute-sanitizer's memcheck, then the side-by-side benchmark against torch.cuda.
 #   bash scripts/gpu_check.sh [output folder] [step ...]     (default: build/gpu_check, every step)
-# Steps: build info pytest_devices pytest_host memcheck benchmark. Each step's log lands in the output
+# Steps: build info pytest_devices pytest_host memcheck benchmark models models_bf16 coverage amd amd_benchmark amd_vs_nvidia. `amd` runs the AMD
+# adapter's own code on the NVIDIA GPU (HIP's NVIDIA platform, vendor_adapters/amd/nvidia_platform): the
+# build step builds it, and the GPU is then hal:0 through the AMD adapter alone. Each step's log lands in the output
 # folder; the script stops at the first failing step. (The lent GPU machine runs a command for 10 minutes
 # at most, so the run is split there: the tests and the benchmark, then memcheck.)
 set -euo pipefail
@@ -19,7 +21,8 @@ for s in $steps; do
   case $s in
     build)
       rm -rf build/cmake-* build/current  # a clean build: no object file of an earlier one is reused
-      step build "$PYTHON" -m pip install --no-deps --no-build-isolation -e . ;;
+      step build env TORCH_HAL_CMAKE_ARGS="-DTORCH_HAL_AMD_ON_NVIDIA=ON ${TORCH_HAL_CMAKE_ARGS:-}" \
+        "$PYTHON" -m pip install --no-deps --no-build-isolation -e . ;;
     info) step info "$PYTHON" -m torch_hal info ;;
     # The conformance and GPU suites run over every device (the GPU is hal:0). tests/python is CI's suite:
     # it assumes the host reference device is hal:0, and its subprocesses load plugins and extra host
@@ -37,6 +40,29 @@ for s in $steps; do
         echo "compute-sanitizer not found: memcheck skipped" | tee "$out/memcheck.log"
       fi ;;
     benchmark) step benchmark "$PYTHON" benchmarks/cuda_comparison_benchmark.py --markdown "$out/cuda_comparison.md" ;;
+    # Real models (transformers, torchvision where installed) against torch.cuda, fp32 and bf16 autocast, and the
+    # map of which ops run natively on the GPU. MODELS (comma-separated) narrows the set: a model whose ops
+    # still take the CPU fallback can take minutes.
+    models) step models "$PYTHON" benchmarks/model_benchmark.py ${MODELS:+--models "$MODELS"} --markdown "$out/models.md" \
+              --json "$out/models.json" ;;
+    models_bf16) step models_bf16 "$PYTHON" benchmarks/model_benchmark.py ${MODELS:+--models "$MODELS"} --dtype bf16 \
+              --markdown "$out/models_bf16.md" --json "$out/models_bf16.json" ;;
+    coverage) step coverage "$PYTHON" -m torch_hal coverage --device hal:0 ;;
+    # The AMD adapter's test build, loaded first, and only its device kept: hal:0 is the GPU through HIP.
+    amd)
+      amd=(env TORCH_HAL_ADAPTERS="$PWD/build/current/amd_on_nvidia/libhal_adapter_amd.so" HAL_VISIBLE_DEVICES=amd:0
+           TORCH_HAL_TEST_GPU_VENDOR=amd)
+      step amd_info "${amd[@]}" "$PYTHON" -m torch_hal info
+      step amd_pytest "${amd[@]}" "$PYTHON" -m pytest tests/conformance tests/gpu -q ;;
+    amd_benchmark)
+      step amd_benchmark env TORCH_HAL_ADAPTERS="$PWD/build/current/amd_on_nvidia/libhal_adapter_amd.so" \
+        HAL_VISIBLE_DEVICES=amd:0 "$PYTHON" benchmarks/cuda_comparison_benchmark.py --markdown "$out/amd_cuda_comparison.md" ;;
+    # The same GPU through both adapters in one run: the AMD adapter's HIP path as hal:0, the NVIDIA adapter's
+    # hal:1 as the reference, timed with the same pairing as against cuda.
+    amd_vs_nvidia)
+      step amd_vs_nvidia env TORCH_HAL_ADAPTERS="$PWD/build/current/amd_on_nvidia/libhal_adapter_amd.so" \
+        HAL_VISIBLE_DEVICES=amd:0,nvidia:0 "$PYTHON" benchmarks/cuda_comparison_benchmark.py --device hal:0 \
+        --reference hal:1 --markdown "$out/amd_vs_nvidia.md" ;;
     *) echo "unknown step: $s"; exit 2 ;;
   esac
 done

@@ -21,6 +21,11 @@ if [[ $with_tests -eq 1 && ! -f /usr/include/gtest/gtest.h ]]; then need_apt+=(l
 if [[ $with_tests -eq 1 ]] && ! command -v hipcc >/dev/null && apt-cache show hipcc >/dev/null 2>&1; then
   need_apt+=(hipcc libamdhip64-dev rocm-device-libs)
 fi
+# clang 19 and its linker compile the same kernels for gfx942 (MI300) and gfx1100 (RX 7000) as well, which
+# Debian's hipcc (LLVM 15) cannot target (vendor_adapters/amd/CMakeLists.txt).
+if [[ $with_tests -eq 1 ]] && ! command -v clang++-19 >/dev/null && apt-cache show clang-19 >/dev/null 2>&1; then
+  need_apt+=(clang-19 lld-19)
+fi
 if [[ ${#need_apt[@]} -gt 0 ]]; then
   echo "setup: installing ${need_apt[*]} with apt-get"
   as_root apt-get update -qq

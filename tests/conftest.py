@@ -40,9 +40,37 @@ def nvidia_hal_index():
     return None
 
 
+GPU_VENDORS = ("nvidia", "amd")
+
+
+def gpu_hal_index():
+    """The hal index of the GPU the GPU suites test: the first hal device of TORCH_HAL_TEST_GPU_VENDOR
+    ("nvidia" or "amd"; by default either), or None."""
+    wanted = os.environ.get("TORCH_HAL_TEST_GPU_VENDOR", "").strip().lower()
+    if wanted and wanted not in GPU_VENDORS:
+        raise ValueError(f"TORCH_HAL_TEST_GPU_VENDOR={wanted!r}: use one of {', '.join(GPU_VENDORS)} or leave it unset")
+    for i in range(torch.hal.device_count()):
+        vendor = str(torch.hal.get_device_properties(i).vendor).lower()
+        if vendor == wanted or (not wanted and vendor in GPU_VENDORS):
+            return i
+    return None
+
+
+@pytest.fixture
+def gpu_device():
+    """A GPU as a hal device, of any vendor (TORCH_HAL_TEST_GPU_VENDOR picks one); the test skips where
+    there is none (CI). The AMD adapter's code runs here on NVIDIA GPUs through HIP's NVIDIA platform
+    (vendor_adapters/amd/nvidia_platform)."""
+    index = gpu_hal_index()
+    if index is None:
+        pytest.skip("no GPU hal device")
+    return torch.device("hal", index)
+
+
 @pytest.fixture
 def nvidia_device():
-    """An NVIDIA GPU as a hal device; the test skips where there is none (CI)."""
+    """An NVIDIA GPU as a hal device, for what only NVIDIA has (CUDA's DLPack device, the CUDA runtime);
+    the test skips where there is none (CI)."""
     index = nvidia_hal_index()
     if index is None:
         pytest.skip("no NVIDIA hal device")

@@ -1,7 +1,11 @@
-"""``python -m torch_hal info``: versions, adapters (with why any is unavailable), devices and properties."""
+"""``python -m torch_hal info``: versions, adapters (with why any is unavailable), devices and properties.
+``python -m torch_hal coverage``: which aten ops a device runs natively, in place on the CPU, or through the
+CPU fallback."""
 import argparse
 import platform
 import sys
+
+from torch_hal import coverage_format, op_coverage
 
 
 def info() -> int:
@@ -28,13 +32,40 @@ def info() -> int:
     return 0
 
 
+def coverage(args) -> int:
+    try:
+        index = op_coverage.existing_device(args.device)
+    except (ValueError, RuntimeError) as error:
+        # A device that does not parse ("gpu:0"), is not hal ("cuda:0") or does not exist ("hal:7"): say
+        # which ones do.
+        message = str(error)
+        if "devices:" not in message:
+            message += f"; {op_coverage.describe_devices()}"
+        print(f"python -m torch_hal coverage: bad --device {args.device!r}: {message}", file=sys.stderr)
+        return 2
+    report = op_coverage.coverage(index).select(args.op or (), args.category or ())
+    sys.stdout.write(coverage_format.RENDERERS[args.format](report))
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m torch_hal", description=__doc__)
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("info", help="print versions, adapters and devices")
+    cov = sub.add_parser("coverage", help="which aten ops a device runs natively, in place on the CPU, or "
+                                          "through the CPU fallback")
+    cov.add_argument("--device", default="hal", help="hal device (default: the current one), e.g. hal:1")
+    cov.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    cov.add_argument("--op", action="append", metavar="NAME",
+                     help="only this op: 'add' (every overload), 'add.out', or a glob such as '*softmax*'; "
+                          "repeatable")
+    cov.add_argument("--category", action="append", choices=tuple(op_coverage.CATEGORIES),
+                     help="only ops of this category; repeatable")
     args = parser.parse_args(argv)
     if args.command in (None, "info"):
         return info()
+    if args.command == "coverage":
+        return coverage(args)
     return 1
 
 

@@ -1,6 +1,5 @@
 """Registers the hal device with PyTorch, once, in the order PyTorch needs: the name first, then the
 native module (guard, hooks, allocator, kernels), then the Python device module and generated methods."""
-import os
 import sys
 import warnings
 from pathlib import Path
@@ -27,6 +26,8 @@ def register():
             f"{torch.__version__}) with `pip install --no-build-isolation -e .` in the torch_hal checkout."
         ) from error
 
+    # Read before anything is registered, so that a bad value fails the import as the core's settings do.
+    verbose = _C.env_flag("TORCH_HAL_VERBOSE", False)
     _C._init(str(_LIB_DIR))
 
     from torch_hal import device_module
@@ -36,11 +37,12 @@ def register():
         for_tensor=True, for_module=True, for_storage=True, for_packed_sequence=True
     )
     _registered = True
-    _report_broken_adapters(_C.adapters())
+    _report_broken_adapters(_C.adapters(), verbose)
     devices = [_C.get_device_properties(i) for i in range(_C.device_count())]
     _run_backward_on_calling_thread_for_host_devices(devices)
-    from torch_hal import dlpack, exit_safety, multiprocessing_reductions
+    from torch_hal import compile, dlpack, exit_safety, multiprocessing_reductions
 
+    compile.install()
     exit_safety.install()
     multiprocessing_reductions.install()
     dlpack.install()
@@ -56,12 +58,12 @@ def _run_backward_on_calling_thread_for_host_devices(devices):
         torch._C._set_multithreading_enabled(False)
 
 
-def _report_broken_adapters(adapter_dicts):
+def _report_broken_adapters(adapter_dicts, verbose):
     # Absent adapters are quiet; an adapter the user asked for that cannot load is worth a warning.
     for a in adapter_dicts:
         if a["state"] == "broken":
             warnings.warn(f"torch_hal: adapter {a['path']} could not be loaded: {a['reason']}", RuntimeWarning,
                           stacklevel=3)
-    if os.environ.get("TORCH_HAL_VERBOSE"):
+    if verbose:  # TORCH_HAL_VERBOSE=1: every adapter and its state, loaded or not
         for a in adapter_dicts:
             print(f"torch_hal: adapter {a['name']}: {a['state']} {a['reason']}")

@@ -225,6 +225,42 @@ def _call(backend: CustomDeviceBackend, method: str, *args):
                            f"{type(error).__name__}: {error}") from error
 
 
+_TEXT_PROPERTIES = ("name", "vendor", "arch_name", "uuid")
+_FLAG_PROPERTIES = ("host_accessible", "supports_fp16", "supports_bf16", "supports_fp64")
+_INT32_MAX = (1 << 31) - 1
+
+
+def _check_property_values(backend: CustomDeviceBackend, device_id: int, props: DeviceProperties) -> None:
+    """Types and ranges of what get_device_properties returned, checked here so that the error names the
+    backend, the device and the field (the native conversion would only say that a cast failed)."""
+    where = f"custom device backend '{backend.name}': get_device_properties({device_id})"
+    for field in _TEXT_PROPERTIES:
+        value = getattr(props, field)
+        if not isinstance(value, str) or "\0" in value:
+            raise TypeError(f"{where}: {field} is {value!r}; it must be a str without NUL characters")
+    if not props.name.strip():
+        raise ValueError(f"{where}: name is empty; give the device a name")
+    for field in _FLAG_PROPERTIES:
+        value = getattr(props, field)
+        if not isinstance(value, bool):
+            raise TypeError(f"{where}: {field} is {value!r}; it must be True or False")
+    units = props.compute_units
+    if isinstance(units, bool) or not isinstance(units, int) or not 1 <= units <= _INT32_MAX:
+        raise ValueError(f"{where}: compute_units is {units!r}; it must be an int between 1 and {_INT32_MAX}")
+
+
+def _memory_of(backend: CustomDeviceBackend, device_id: int, total_memory) -> int:
+    """total_memory in bytes, at most what the native side holds (uint64)."""
+    where = f"custom device backend '{backend.name}': get_device_properties({device_id})"
+    try:
+        size = parse_memory_size(total_memory)
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"{where}: total_memory: {error}") from None
+    if size >= 1 << 64:
+        raise ValueError(f"{where}: total_memory is {size} bytes, more than any device holds (2**64)")
+    return size
+
+
 def _properties_of(backend: CustomDeviceBackend, device_id: int, memory: Optional[int]) -> dict:
     props = _call(backend, "get_device_properties", device_id)
     known = {f.name for f in fields(DeviceProperties)}
@@ -241,8 +277,9 @@ def _properties_of(backend: CustomDeviceBackend, device_id: int, memory: Optiona
     if not isinstance(props, DeviceProperties):
         raise TypeError(f"custom device backend '{backend.name}': get_device_properties({device_id}) returned "
                         f"{type(props).__name__}; return a torch_hal.custom_device.DeviceProperties or a dict")
+    _check_property_values(backend, device_id, props)
     result = asdict(props)
-    result["total_memory"] = memory if memory is not None else parse_memory_size(props.total_memory)
+    result["total_memory"] = memory if memory is not None else _memory_of(backend, device_id, props.total_memory)
     result["vendor"] = str(HardwareVendor(props.vendor)) if props.vendor in {v.value for v in HardwareVendor} \
         else str(props.vendor).lower()
     return result
@@ -255,15 +292,23 @@ def _overrides(backend: CustomDeviceBackend, method: str) -> bool:
 def _register_python_backend(backend: CustomDeviceBackend, config: PrivateUse1Config) -> List[int]:
     name = backend.name if config.backend_name is None else config.backend_name
     count = _call(backend, "get_device_count")
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= _C.MAX_DEVICES:
         raise ValueError(f"custom device backend '{backend.name}': get_device_count() returned {count!r}; "
-                         "return the number of devices, an int of at least 1")
+                         f"return the number of devices, an int between 1 and {_C.MAX_DEVICES} (the most hal "
+                         "devices one process numbers)")
     if config.device_count is not None:
         if _positive_int(config.device_count, "PrivateUse1Config.device_count") > count:
             raise ValueError(f"PrivateUse1Config(device_count={config.device_count}) asks for more devices than "
                              f"backend '{backend.name}' has ({count})")
         count = config.device_count
+    room = _C.MAX_DEVICES - _C.device_count()
+    if count > room:
+        raise ValueError(f"custom device backend '{backend.name}' has {count} devices, but only {room} more fit: "
+                         f"torch_hal numbers at most {_C.MAX_DEVICES} hal devices and {_C.device_count()} exist. "
+                         "Use PrivateUse1Config(device_count=...) to register fewer")
     memory = None if config.memory is None else parse_memory_size(config.memory)
+    if memory is not None and memory >= 1 << 64:
+        raise ValueError(f"PrivateUse1Config(memory={config.memory!r}) is more than any device holds (2**64 bytes)")
     for device_id in range(count):
         _call(backend, "initialize_device", device_id)
     properties = [_properties_of(backend, i, memory) for i in range(count)]

@@ -13,6 +13,7 @@ run ours it has finished the previous graph task, its GIL-taking release include
 needs no GIL.
 """
 import atexit
+import warnings
 
 import torch
 
@@ -23,7 +24,10 @@ def _drain_autograd_device_threads() -> None:
     if not torch.autograd.is_multithreading_enabled() or not _C.device_used() or _C.in_bad_fork():
         return
     try:
-        with torch.enable_grad():
+        # Where the ops below run through the CPU fallback (no host access), its once-per-op warning would
+        # be the last thing a clean exit prints: nothing the user ran asked for it.
+        with torch.enable_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             leaf = torch.zeros(1, device=torch.device("hal", _C.current_device()), requires_grad=True)
             root = leaf * 1
             # (tensors, grad_tensors, keep_graph, create_graph, inputs, allow_unreachable, accumulate_grad)

@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 
+#include "hal/elf_check.h"
 #include "hal/error.h"
 
 namespace hal {
@@ -45,6 +46,17 @@ std::unique_ptr<AdapterLibrary> AdapterLibrary::open(const std::string& path) {
   lib->path_ = path;
   lib->name_ = std::filesystem::path(path).stem().string();
 
+  // A path with a '/' is the file dlopen will map: look at it first, since a truncated library kills the
+  // process with SIGBUS inside dlopen. A bare name is searched for by dlopen itself.
+  if (path.find('/') != std::string::npos) {
+    const std::string problem = elf_load_problem(path);
+    if (!problem.empty()) {
+      lib->reason_ = path + " cannot be loaded: the file " + problem +
+                     ". Rebuild or copy the adapter library again, or remove it from TORCH_HAL_ADAPTERS / "
+                     "the adapter folders";
+      return lib;
+    }
+  }
   dlerror();  // clear any stale message so that the one we report is about this file
   // RTLD_LOCAL: two adapters may bundle different builds of the same helper library.
   lib->handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);

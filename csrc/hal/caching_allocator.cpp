@@ -149,7 +149,9 @@ class DeviceAllocator {
   void pool_insert(Block* block);
   void pool_erase(Block* block);
   Block* find_free(size_t rounded, bool large, StreamId stream);
-  Block* new_segment(size_t rounded, bool large, StreamId stream);
+  // A segment of `segment_size` bytes from the adapter, holding one free block; nullptr when the device (or
+  // the memory-fraction cap) has no room for it.
+  Block* new_segment(size_t segment_size, bool large, StreamId stream);
   void return_to_pool(Block* block);  // merge with free neighbours, then cache
   void process_pending(bool wait);
   void release_cached();
@@ -209,8 +211,7 @@ Block* DeviceAllocator::find_free(size_t rounded, bool large, StreamId stream) {
   return block;
 }
 
-Block* DeviceAllocator::new_segment(size_t rounded, bool large, StreamId stream) {
-  const size_t segment_size = segment_size_for(rounded, large);
+Block* DeviceAllocator::new_segment(size_t segment_size, bool large, StreamId stream) {
   if (limit_ > 0 && static_cast<uint64_t>(stats_.reserved_bytes.current()) + segment_size > limit_) {
     capped_by_fraction_ = fraction_ < 1.0;  // at 1.0 the cap is the device itself: nothing to mention
     return nullptr;
@@ -259,12 +260,18 @@ Allocation DeviceAllocator::allocate(size_t size, StreamId stream, MemoryActivit
     if (gc > 0.0 && limit_ > 0 && static_cast<double>(stats_.reserved_bytes.current()) > gc * static_cast<double>(limit_)) {
       release_cached();
     }
-    block = new_segment(rounded, large, stream);
+    block = new_segment(segment_size_for(rounded, large), large, stream);
   }
   if (!block) {
     // Cached but unused segments may be what stands in the way: give them back and try once more.
     ++stats_.num_alloc_retries;
     release_cached();
+    block = new_segment(segment_size_for(rounded, large), large, stream);
+  }
+  if (!block && segment_size_for(rounded, large) > rounded) {
+    // A nearly full (or tiny) device may have less left than a whole segment but enough for the request
+    // itself: a segment of just that size, rather than an out-of-memory error for 12 bytes that says
+    // 1 MiB is free.
     block = new_segment(rounded, large, stream);
   }
   if (!block) {
@@ -523,6 +530,7 @@ void free_block(Block* block) {
 }
 
 void record_stream(Block* block, StreamId stream) {
+  throw_if_bad_fork();
   if (block) allocator_of(block->device).record_stream(block, stream);
 }
 
@@ -545,30 +553,50 @@ bool segment_containing(const void* ptr, Segment* out) {
 int block_device(const Block* block) { return block->device; }
 size_t block_size(const Block* block) { return block->size; }
 
+// The entries below take allocator locks: in a bad fork they raise instead (fork_guard.h).
 void empty_cache() {
+  throw_if_bad_fork();
   per_device_state<DeviceAllocator>().for_each([](DeviceAllocator& a) { a.empty_cache(); });
 }
 
-void set_memory_fraction(int device, double fraction) { allocator_of(device).set_fraction(fraction); }
-double memory_fraction(int device) { return allocator_of(device).fraction(); }
+void set_memory_fraction(int device, double fraction) {
+  throw_if_bad_fork();
+  allocator_of(device).set_fraction(fraction);
+}
+double memory_fraction(int device) {
+  throw_if_bad_fork();
+  return allocator_of(device).fraction();
+}
 
-std::map<std::string, int64_t> memory_stats(int device) { return allocator_of(device).stats(); }
-void reset_peak_stats(int device) { allocator_of(device).reset_peak(); }
-void reset_accumulated_stats(int device) { allocator_of(device).reset_accumulated(); }
+std::map<std::string, int64_t> memory_stats(int device) {
+  throw_if_bad_fork();
+  return allocator_of(device).stats();
+}
+void reset_peak_stats(int device) {
+  throw_if_bad_fork();
+  allocator_of(device).reset_peak();
+}
+void reset_accumulated_stats(int device) {
+  throw_if_bad_fork();
+  allocator_of(device).reset_accumulated();
+}
 
 std::vector<SegmentInfo> memory_snapshot() {
+  throw_if_bad_fork();
   std::vector<SegmentInfo> out;
   per_device_state<DeviceAllocator>().for_each([&](DeviceAllocator& a) { a.snapshot(out); });
   return out;
 }
 
 std::map<int, std::vector<TraceEntry>> memory_trace() {
+  throw_if_bad_fork();
   std::map<int, std::vector<TraceEntry>> out;
   per_device_state<DeviceAllocator>().for_each([&](DeviceAllocator& a) { out[a.index()] = a.trace(); });
   return out;
 }
 
 void clear_memory_trace() {
+  throw_if_bad_fork();
   per_device_state<DeviceAllocator>().for_each([](DeviceAllocator& a) { a.clear_trace(); });
 }
 

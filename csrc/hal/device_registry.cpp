@@ -15,6 +15,13 @@ namespace {
 std::vector<std::unique_ptr<Device>> probe_devices(AdapterLibrary* adapter) {
   std::vector<std::unique_ptr<Device>> devices;
   if (adapter->state() != AdapterState::Loaded) return devices;
+  // A count no process could number is a broken answer, not a request to probe billions of devices.
+  if (adapter->device_count() > DeviceRegistry::kMaxDevices) {
+    adapter->mark_unavailable(adapter->path() + ": device_count() reported " + std::to_string(adapter->device_count()) +
+                              " devices, more than the " + std::to_string(DeviceRegistry::kMaxDevices) +
+                              " torch_hal can number: the adapter is broken, or its device-count setting is wrong");
+    return devices;
+  }
   const hal_adapter_t& t = adapter->table();
   for (int local = 0; local < adapter->device_count(); ++local) {
     auto d = std::make_unique<Device>();
@@ -91,12 +98,27 @@ DeviceRegistry::DeviceRegistry(const std::string& package_lib_dir) {
   }
   std::vector<DeviceSortKey> keys;
   for (const auto& d : all) keys.push_back(sort_key(*d));
-  std::vector<std::string> problems;
-  for (size_t pos : order_devices(keys, std::getenv("HAL_VISIBLE_DEVICES"), &problems)) {
+  const char* visible = std::getenv("HAL_VISIBLE_DEVICES");
+  std::vector<size_t> chosen = order_devices(keys, visible, &problems_);
+  for (size_t pos : chosen) {
+    if (device_count() == kMaxDevices) {
+      problems_.push_back(std::to_string(chosen.size() - kMaxDevices) + " devices were left out: torch_hal numbers at "
+                          "most " + std::to_string(kMaxDevices) + "; use HAL_VISIBLE_DEVICES to choose which");
+      break;
+    }
     append_device(std::move(all[pos]));
   }
-  // No exception at start-up (import torch_hal must not fail), but a typo must not pass silently.
-  for (const std::string& p : problems) std::fprintf(stderr, "torch_hal: %s\n", p.c_str());
+  if (visible && device_count() == 0 && !all.empty()) {
+    problems_.push_back("HAL_VISIBLE_DEVICES='" + std::string(visible) + "' keeps none of the " +
+                        std::to_string(all.size()) + " devices found: list indices 0.." + std::to_string(all.size() - 1) +
+                        " (or vendor:index pairs such as host:0), or unset it");
+  }
+  // No exception at start-up (import torch_hal must not fail), but a typo must not pass silently: said
+  // now on stderr, and again in the error of the first use of a device that is not there. An empty
+  // HAL_VISIBLE_DEVICES hides every device on purpose (as CUDA_VISIBLE_DEVICES="" does): no start-up noise.
+  if (!(visible && *visible == '\0')) {
+    for (const std::string& p : problems_) std::fprintf(stderr, "torch_hal: %s\n", p.c_str());
+  }
 }
 
 int DeviceRegistry::device_count() const { return device_count_.load(std::memory_order_acquire); }
@@ -106,13 +128,28 @@ const Device& DeviceRegistry::device(int index) const {
   if (index >= 0 && index < n) return *devices_[index];
   std::string msg = "hal:" + std::to_string(index) + " is not a valid device: ";
   if (n == 0) {
-    msg += "no hal device is available. Check HAL_VISIBLE_DEVICES / torch_hal.adapters() for why";
+    msg += "no hal device is available." + why_no_device();
   } else {
     msg += std::to_string(n) + (n == 1 ? " hal device is available (hal:0)" :
                                           " hal devices are available (hal:0..hal:" + std::to_string(n - 1) + ")");
     msg += ". Pick an index in 0.." + std::to_string(n - 1) + ", or check HAL_VISIBLE_DEVICES / torch_hal.adapters()";
   }
   throw Error(ErrorCode::InvalidArgument, msg);
+}
+
+std::string DeviceRegistry::why_no_device() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::string why;
+  for (const auto& a : adapters_) {
+    why += "\n  adapter " + a->name() + " (" + adapter_state_name(a->state()) + "): ";
+    why += a->state() == AdapterState::Loaded ? "loaded, reports " + std::to_string(a->device_count()) + " devices"
+                                               : a->reason();
+  }
+  if (adapters_.empty()) {
+    why += "\n  no adapter library was found: TORCH_HAL_ADAPTERS, TORCH_HAL_ADAPTER_PATH and torch_hal/lib are empty";
+  }
+  for (const std::string& p : problems_) why += "\n  " + p;
+  return why + "\nFix what is said above (torch_hal.adapters() lists the same).";
 }
 
 std::vector<const AdapterLibrary*> DeviceRegistry::adapters() const {
@@ -142,6 +179,16 @@ std::vector<int> DeviceRegistry::add_devices_of(AdapterLibrary* adapter) {
                 adapter->state() == AdapterState::Loaded
                     ? adapter->path() + ": adapter '" + adapter->name() + "' loaded but reports no device"
                     : adapter->reason());
+  }
+  // All or nothing: devices appended before a refusal would outlive their adapter (a Python backend's
+  // table is given back when its registration fails), so the room is checked before the first one.
+  const int room = kMaxDevices - device_count();
+  if (static_cast<int>(found.size()) > room) {
+    adapter->mark_unavailable(adapter->path() + ": its " + std::to_string(found.size()) + " devices do not fit: " +
+                              std::to_string(device_count()) + " of the " + std::to_string(kMaxDevices) +
+                              " devices torch_hal can number are taken");
+    throw Error(ErrorCode::Unavailable, adapter->reason() + "; use fewer devices, or HAL_VISIBLE_DEVICES to start "
+                                        "with fewer");
   }
   std::vector<DeviceSortKey> keys;
   for (const auto& d : found) keys.push_back(sort_key(*d));

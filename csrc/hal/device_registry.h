@@ -51,13 +51,16 @@ class DeviceRegistry {
   static DeviceRegistry& instance(const std::string& package_lib_dir);
   static DeviceRegistry& instance();  // the hot-path form: no argument to build
 
-  // Devices live in a fixed table so that device(), on every op's path, reads without a lock.
-  static constexpr int kMaxDevices = 256;
+  // Devices live in a fixed table so that device(), on every op's path, reads without a lock. 127 because
+  // PyTorch holds device indices and counts in a c10::DeviceIndex, an int8_t: hal:128 would wrap to
+  // hal:-128, and a count of 128 to -128.
+  static constexpr int kMaxDevices = 127;
 
   int device_count() const;
   // Throws InvalidArgument naming the index and how many devices exist, e.g.
   // "hal:5 is not a valid device: 1 hal device is available (hal:0). Pick an index in 0..0, or check
-  // HAL_VISIBLE_DEVICES / torch_hal.adapters()".
+  // HAL_VISIBLE_DEVICES / torch_hal.adapters()". Without any device, the message gives each adapter's
+  // reason and what HAL_VISIBLE_DEVICES left out.
   const Device& device(int index) const;
 
   // Every adapter found, loaded or not, in load order.
@@ -78,11 +81,15 @@ class DeviceRegistry {
 
   // Called with mutex_ held: gives `device` the next index and publishes it to lock-free readers.
   int append_device(std::unique_ptr<Device> device);
+  // Lines for the error of a process without devices: every adapter's state and reason, and what
+  // HAL_VISIBLE_DEVICES left out.
+  std::string why_no_device() const;
 
   mutable std::mutex mutex_;  // guards adapters_ and appending devices
   std::vector<std::unique_ptr<AdapterLibrary>> adapters_;
   std::array<std::unique_ptr<Device>, kMaxDevices> devices_;  // written once per slot, then only read
   std::atomic<int> device_count_{0};                          // release on append, acquire on read
+  std::vector<std::string> problems_;  // start-up: HAL_VISIBLE_DEVICES entries ignored, devices left out
 };
 
 }  // namespace hal

@@ -4,6 +4,7 @@
 
 #include "hal/device_registry.h"
 #include "hal/error.h"
+#include "hal/fork_guard.h"
 
 namespace hal {
 
@@ -47,6 +48,7 @@ void Event::block(int device, StreamId stream) const {
 }
 
 bool Event::query() const {
+  throw_if_bad_fork();  // an event the parent recorded completes on a worker the child does not have
   if (!recorded()) return true;
   const Device& d = DeviceRegistry::instance().device(device_);
   hal_status_t st = d.table().event_query(d.local_index, event_);
@@ -56,6 +58,7 @@ bool Event::query() const {
 }
 
 void Event::synchronize() const {
+  throw_if_bad_fork();
   if (!recorded()) return;
   const Device& d = DeviceRegistry::instance().device(device_);
   throw_on_failure(d.table(), d.table().event_synchronize(d.local_index, event_), "event_synchronize");

@@ -17,7 +17,7 @@ void mark_child() { g_bad_fork.store(true, std::memory_order_relaxed); }
 
 }  // namespace
 
-void check_fork_safety() {
+void throw_if_bad_fork() {
   if (g_bad_fork.load(std::memory_order_relaxed)) {
     throw Error(ErrorCode::BadFork,
                 "hal cannot be used in a process forked after its parent used a hal device: the child has none "
@@ -25,6 +25,10 @@ void check_fork_safety() {
                 "(or 'forkserver') start method: torch.multiprocessing.set_start_method('spawn'), or "
                 "multiprocessing.get_context('spawn'); DataLoader(..., multiprocessing_context='spawn').");
   }
+}
+
+void check_fork_safety() {
+  throw_if_bad_fork();
   if (!g_used.load(std::memory_order_relaxed)) {
     static std::once_flag armed;
     std::call_once(armed, [] { pthread_atfork(nullptr, nullptr, &mark_child); });

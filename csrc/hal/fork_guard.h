@@ -11,6 +11,12 @@ namespace hal {
 // fork; the first call in a process arms the marking of children forked from then on.
 void check_fork_safety();
 
+// Throws the bad-fork error in a child forked after its parent used a hal device, and does nothing else (it
+// does not count as a use). For entries that take the core's locks or wait for a device without starting
+// work: a lock held by a parent thread at the fork, or a queue whose worker thread was not copied, would
+// make them wait forever.
+void throw_if_bad_fork();
+
 // True in a child forked after its parent used a hal device.
 bool in_bad_fork();
 

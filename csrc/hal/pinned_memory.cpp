@@ -167,7 +167,9 @@ void record_pinned_use(const void* ptr, int device, StreamId stream) {
   block->pending_uses.push_back(std::move(use));
 }
 
+// The entries below take the cache's lock or wait for copies: in a bad fork they raise (fork_guard.h).
 void empty_pinned_cache() {
+  throw_if_bad_fork();
   PinnedCache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
   for (auto it = c.free_blocks.begin(); it != c.free_blocks.end();) {
@@ -180,12 +182,14 @@ void empty_pinned_cache() {
 }
 
 PinnedMemoryStats pinned_memory_stats() {
+  throw_if_bad_fork();
   PinnedCache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
   return c.stats;
 }
 
 void reset_peak_pinned_memory_stats() {
+  throw_if_bad_fork();
   PinnedCache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
   for (Stat* s : {&c.stats.allocations, &c.stats.allocated_bytes, &c.stats.active_requests, &c.stats.active_bytes}) {
@@ -194,6 +198,7 @@ void reset_peak_pinned_memory_stats() {
 }
 
 void reset_accumulated_pinned_memory_stats() {
+  throw_if_bad_fork();
   PinnedCache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
   for (Stat* s : {&c.stats.allocations, &c.stats.allocated_bytes, &c.stats.active_requests, &c.stats.active_bytes}) {
@@ -205,6 +210,9 @@ void reset_accumulated_pinned_memory_stats() {
 }
 
 bool is_pinned(const void* ptr) {
+  // PyTorch asks this of CPU tensors too (Tensor.is_pinned, DataLoader workers): in a bad fork the answer is
+  // no (nothing there can use pinned memory) rather than a wait for a lock a parent thread may have held.
+  if (in_bad_fork()) return false;
   PinnedCache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
   return c.block_containing(ptr) != nullptr;

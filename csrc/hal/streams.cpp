@@ -108,6 +108,8 @@ bool query_stream(int device, StreamId id) {
 }
 
 void synchronize_device(int device) {
+  // The child of a bad fork has the parent's queues but none of their workers: it would wait forever.
+  throw_if_bad_fork();
   const Device& d = DeviceRegistry::instance().device(device);
   throw_on_failure(d.table(), d.table().device_synchronize(d.local_index), "device_synchronize");
 }

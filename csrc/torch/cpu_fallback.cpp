@@ -13,6 +13,7 @@
 #include "generator.h"
 #include "hal_context.h"
 #include "hal/environment.h"
+#include "native/kernel_table.h"
 #include "output_capture.h"
 #include "profiler/device_spans.h"
 #include "tensor_bridge.h"
@@ -277,7 +278,8 @@ TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
 // path as every op without a hal kernel: in place on host-accessible memory, else the counted fallback.
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   for (const char* name : {"convolution", "_convolution", "convolution_backward"}) {
-    m.impl(name, torch::CppFunction::makeFromBoxedFunction<&run_on_cpu_kernel>());
+    native::impl_recorded(m, native::Route::CpuKernel, name,
+                          torch::CppFunction::makeFromBoxedFunction<&run_on_cpu_kernel>());
   }
 }
 
@@ -295,7 +297,8 @@ void route_structured_functional_ops_to_cpu_kernels() {
         op->hasKernelForDispatchKey(c10::DispatchKey::CompositeExplicitAutogradNonFunctional) &&
         !op->hasKernelForDispatchKey(c10::DispatchKey::PrivateUse1)) {
       const std::string overload = name.name.substr(6) + (name.overload_name.empty() ? "" : "." + name.overload_name);
-      library.impl(overload.c_str(), torch::CppFunction::makeFromBoxedFunction<&run_on_cpu_kernel>());
+      native::impl_recorded(library, native::Route::CpuKernel, overload.c_str(),
+                            torch::CppFunction::makeFromBoxedFunction<&run_on_cpu_kernel>());
     }
   }
 }

@@ -35,6 +35,11 @@ const hal::Device& device(c10::DeviceIndex index) {
   return call_core([&]() -> const hal::Device& { return registry().device(index); });
 }
 
+c10::DeviceIndex checked_device_index(int index) {
+  call_core([&] { registry().device(index); });  // throws naming the devices that exist
+  return static_cast<c10::DeviceIndex>(index);
+}
+
 c10::DeviceIndex current_device() { return tls_current_device; }
 
 void set_current_device(c10::DeviceIndex index) {

@@ -22,6 +22,10 @@ int device_count();
 // hal:index, with the core's message (which devices exist) when it does not exist.
 const hal::Device& device(c10::DeviceIndex index);
 
+// `index` as a c10::DeviceIndex once the registry confirmed that hal:index exists. Python hands ints;
+// c10::DeviceIndex is an int8_t, so a bare cast would make hal:256 silently mean hal:0.
+c10::DeviceIndex checked_device_index(int index);
+
 c10::DeviceIndex current_device();
 void set_current_device(c10::DeviceIndex index);  // checked
 

@@ -16,6 +16,7 @@
 #include "allocator.h"
 #include "hal/copy_engine.h"
 #include "native/copy_kernel.h"
+#include "native/kernel_table.h"
 #include "native/native_launch.h"
 #include "hal/streams.h"
 #include "hal_context.h"
@@ -251,27 +252,31 @@ bool has_compatible_shallow_copy_type(const at::Tensor& self, const at::Tensor& 
   return self.key_set() == from.key_set() || (dense(self) && dense(from));
 }
 
+// The device's own work (allocation, views, copies, metadata): recorded as the Runtime route of the kernel
+// table, the ops that never take a CPU kernel on any device.
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_has_compatible_shallow_copy_type", TORCH_FN(has_compatible_shallow_copy_type));
-  m.impl("empty.memory_format", TORCH_FN(empty_memory_format));
-  m.impl("empty_strided", TORCH_FN(empty_strided));
-  m.impl("as_strided", TORCH_FN(at::native::as_strided_tensorimpl));
-  m.impl("view", TORCH_FN(at::native::view));
+  using native::impl_recorded;
+  using native::Route;
+  impl_recorded(m, Route::Runtime, "_has_compatible_shallow_copy_type", TORCH_FN(has_compatible_shallow_copy_type));
+  impl_recorded(m, Route::Runtime, "empty.memory_format", TORCH_FN(empty_memory_format));
+  impl_recorded(m, Route::Runtime, "empty_strided", TORCH_FN(empty_strided));
+  impl_recorded(m, Route::Runtime, "as_strided", TORCH_FN(at::native::as_strided_tensorimpl));
+  impl_recorded(m, Route::Runtime, "view", TORCH_FN(at::native::view));
   // Views are metadata over the same storage on every device: ATen's own implementations only compute
   // sizes and strides. (Every other view op is composite or registered device-agnostic by ATen itself.)
-  m.impl("unfold", TORCH_FN(at::native::unfold));
-  m.impl("view_as_real", TORCH_FN(at::native::view_as_real));
-  m.impl("view_as_complex", TORCH_FN(at::native::view_as_complex));
-  m.impl("_reshape_alias", TORCH_FN(at::native::_reshape_alias));
-  m.impl("resize_", TORCH_FN(resize_));
-  m.impl("set_.source_Storage_storage_offset", TORCH_FN(set_source_storage_offset));
-  m.impl("set_.source_Storage", TORCH_FN(set_source_storage));
-  m.impl("set_.source_Tensor", TORCH_FN(set_source_tensor));
-  m.impl("set_", TORCH_FN(set_empty));
-  m.impl("_copy_from", TORCH_FN(copy_from));
-  m.impl("_copy_from_and_resize", TORCH_FN(copy_from_and_resize));
-  m.impl("_local_scalar_dense", TORCH_FN(local_scalar_dense));
-  m.impl("record_stream", TORCH_FN(record_stream));
+  impl_recorded(m, Route::Runtime, "unfold", TORCH_FN(at::native::unfold));
+  impl_recorded(m, Route::Runtime, "view_as_real", TORCH_FN(at::native::view_as_real));
+  impl_recorded(m, Route::Runtime, "view_as_complex", TORCH_FN(at::native::view_as_complex));
+  impl_recorded(m, Route::Runtime, "_reshape_alias", TORCH_FN(at::native::_reshape_alias));
+  impl_recorded(m, Route::Runtime, "resize_", TORCH_FN(resize_));
+  impl_recorded(m, Route::Runtime, "set_.source_Storage_storage_offset", TORCH_FN(set_source_storage_offset));
+  impl_recorded(m, Route::Runtime, "set_.source_Storage", TORCH_FN(set_source_storage));
+  impl_recorded(m, Route::Runtime, "set_.source_Tensor", TORCH_FN(set_source_tensor));
+  impl_recorded(m, Route::Runtime, "set_", TORCH_FN(set_empty));
+  impl_recorded(m, Route::Runtime, "_copy_from", TORCH_FN(copy_from));
+  impl_recorded(m, Route::Runtime, "_copy_from_and_resize", TORCH_FN(copy_from_and_resize));
+  impl_recorded(m, Route::Runtime, "_local_scalar_dense", TORCH_FN(local_scalar_dense));
+  impl_recorded(m, Route::Runtime, "record_stream", TORCH_FN(record_stream));
 }
 
 // _copy_from passes the conjugate and negative keys straight to the hal kernel, which applies the bits

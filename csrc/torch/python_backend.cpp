@@ -30,6 +30,29 @@ std::string range_text(const void* p, uint64_t size) {
   return text;
 }
 
+// Reads get_memory_info's answer: a 2-tuple (or list) of ints, 0 <= free <= total < 2**64. False for anything
+// else, so that nonsense (negative, free above total, floats, strings) never reaches the allocator's
+// arithmetic or the user's mem_get_info. GIL held.
+bool read_memory_info(const py::handle info, uint64_t* free_bytes, uint64_t* total_bytes) {
+  if (!py::isinstance<py::tuple>(info) && !py::isinstance<py::list>(info)) return false;
+  const py::sequence pair = py::reinterpret_borrow<py::sequence>(info);
+  if (pair.size() != 2) return false;
+  uint64_t values[2];
+  for (size_t i = 0; i < 2; ++i) {
+    const py::object item = pair[i];
+    if (!PyLong_Check(item.ptr()) || PyBool_Check(item.ptr())) return false;
+    values[i] = PyLong_AsUnsignedLongLong(item.ptr());
+    if (PyErr_Occurred()) {  // negative or 2**64 and above
+      PyErr_Clear();
+      return false;
+    }
+  }
+  if (values[0] > values[1]) return false;
+  *free_bytes = values[0];
+  *total_bytes = values[1];
+  return true;
+}
+
 }  // namespace
 
 PythonBackend::PythonBackend(int slot, py::object backend, std::string name, std::string description,
@@ -119,10 +142,12 @@ hal_status_t PythonBackend::get_memory_info(int32_t device, uint64_t* free_bytes
   }
   return with_gil("get_memory_info(" + std::to_string(device) + ")", [&]() -> hal_status_t {
     py::object info = backend_.attr("get_memory_info")(device);
-    py::tuple pair = py::cast<py::tuple>(info);
-    if (pair.size() != 2) throw py::value_error("get_memory_info must return (free_bytes, total_bytes)");
-    *free_bytes = pair[0].cast<uint64_t>();
-    *total_bytes = pair[1].cast<uint64_t>();
+    if (!read_memory_info(info, free_bytes, total_bytes)) {
+      return fail(HAL_STATUS_DEVICE_ERROR, "get_memory_info(" + std::to_string(device) + ") returned " +
+                                               std::string(py::repr(info)) +
+                                               ": return (free_bytes, total_bytes), two ints with 0 <= free_bytes "
+                                               "<= total_bytes");
+    }
     return HAL_STATUS_SUCCESS;
   });
 }

@@ -8,16 +8,19 @@
 #include <torch/csrc/utils/pybind.h>
 
 #include "allocator.h"
+#include "compile/host_graph_ops.h"
 #include "cpu_fallback.h"
 #include "dlpack_capsule.h"
 #include "generator.h"
 #include "hal/caching_allocator.h"
+#include "hal/environment.h"
 #include "hal/fork_guard.h"
 #include "hal/pinned_memory.h"
 #include "hal/streams.h"
 #include "hal_context.h"
 #include "ipc/shared_storage.h"
 #include "memory_history.h"
+#include "op_coverage.h"
 #include "python_backend.h"
 #include "registration.h"
 
@@ -113,6 +116,10 @@ PYBIND11_MODULE(_C, m) {
     install_output_capture_allocator();
     route_structured_functional_ops_to_cpu_kernels();
   });
+  // One parser for every on/off setting, Python's included: ValueError naming the variable and what it takes.
+  m.def("env_flag", [](const std::string& name, bool fallback) {
+    return call_core([&] { return hal::env_flag(name.c_str(), fallback); });
+  });
   m.def("abi_version", [] { return std::to_string(HAL_ABI_VERSION_MAJOR) + "." + std::to_string(HAL_ABI_VERSION_MINOR); });
 
   const auto without_gil = py::call_guard<GilReleasedAroundCoreLock>();  // python_backend.h
@@ -121,15 +128,17 @@ PYBIND11_MODULE(_C, m) {
   m.def("device_type_id", [] { return static_cast<int>(kHal); });
   m.def("device_count", [] { return device_count(); });
   m.def("current_device", [] { return static_cast<int>(current_device()); });
-  m.def("set_device", [](int index) { set_current_device(static_cast<c10::DeviceIndex>(index)); });
-  m.def("get_device_properties", [](int index) { return properties_dict(device(static_cast<c10::DeviceIndex>(index))); });
+  m.def("set_device", [](int index) { set_current_device(checked_device_index(index)); });
+  m.def("get_device_properties", [](int index) { return properties_dict(device(checked_device_index(index))); });
   m.def("adapters", &adapters_list);
+  // The most hal devices one process numbers (adapters and Python backends together).
+  m.attr("MAX_DEVICES") = hal::DeviceRegistry::kMaxDevices;
   bind_python_backends(m);  // _register_python_backend: a torch_hal.CustomDeviceBackend as an adapter
   bind_dlpack(m);           // retarget_dlpack, dlpack_device (torch_hal/dlpack.py)
   m.def("register_adapter_library", [](const std::string& path) {
     return call_core([&] { return registry().register_adapter_library(path); });
   });
-  m.def("mem_get_info", [](int index) { return memory_info(static_cast<c10::DeviceIndex>(index)); });
+  m.def("mem_get_info", [](int index) { return memory_info(checked_device_index(index)); });
 
   // streams (torch.Stream / torch.Event carry the rest through the device guard)
   m.def("synchronize", [](int index) { call_core([&] { hal::synchronize_device(index); }); }, without_gil);
@@ -150,7 +159,7 @@ PYBIND11_MODULE(_C, m) {
   // while waiting here would deadlock, so they release it while Python backends exist (results become
   // Python objects afterwards, with the GIL).
   m.def("memory_stats", [](int index) {
-    device(static_cast<c10::DeviceIndex>(index));
+    device(checked_device_index(index));
     return call_core([&] { return hal::memory_stats(index); });
   }, without_gil);
   m.def("reset_peak_memory_stats", [](int index) { call_core([&] { hal::reset_peak_stats(index); }); }, without_gil);
@@ -168,7 +177,7 @@ PYBIND11_MODULE(_C, m) {
         without_gil);
   m.def("set_memory_fraction", [](double fraction, int index) {
     TORCH_CHECK_VALUE(fraction > 0.0 && fraction <= 1.0, "memory fraction must be in (0, 1], got ", fraction);
-    device(static_cast<c10::DeviceIndex>(index));
+    device(checked_device_index(index));
     call_core([&] { hal::set_memory_fraction(index, fraction); });
   }, without_gil);
   m.def("get_memory_fraction", [](int index) { return call_core([&] { return hal::memory_fraction(index); }); },
@@ -179,7 +188,7 @@ PYBIND11_MODULE(_C, m) {
   // random
   m.def("default_generator", [](int index) {
     return py::reinterpret_steal<py::object>(
-        THPGenerator_initDefaultGenerator(default_generator(static_cast<c10::DeviceIndex>(index))));
+        THPGenerator_initDefaultGenerator(default_generator(checked_device_index(index))));
   });
 
   // the CPU fallback
@@ -187,4 +196,6 @@ PYBIND11_MODULE(_C, m) {
   m.def("reset_fallback_stats", &reset_fallback_stats);
   m.def("set_strict", &set_strict_mode);
   m.def("is_strict", &strict_mode);
+  bind_op_coverage(m);
+  bind_compile_host_graph(m);  // compile_host_buffer (torch_hal/compile/host_graph.py)  // kernel_table, hal_op_name, adapter_op_support (torch_hal/op_coverage.py)
 }

@@ -273,6 +273,52 @@ enum {
   HAL_OP_FOREACH = 700      /* (s) inner elementwise op id, then each group's scalars */
 };
 
+/* Normalization over channels or groups, pooling and upsampling (900..999). Layouts, for every op here:
+ *  - [N, C, S] (batch norm): x and y share one of two dense layouts, channels-first (strides C*S, S, 1) or
+ *    channels-last (strides C*S, 1, C; what a channels_last tensor's [N, C, H*W] view has); S may be 1.
+ *  - [N, C, H, W] (pooling, upsampling): contiguous or channels-last (strides H*W*C, 1, W*C, C); every
+ *    tensor of one launch has the same one. Indices are int64 offsets into an input plane (h * W + w).
+ *  - rows (group norm [N, C, HxW], RMS norm [M, N]): contiguous.
+ * Storage types f32, f16, bf16, f64; x, y, dy and dx share one; [C]/[N] parameters (weight, bias,
+ * running statistics) may be any floating type (f32 for f16/bf16 inputs, as PyTorch's mixed batch norm);
+ * accumulation in float32 (float64 for f64). "acc" below is that type. */
+enum {
+  HAL_OP_BATCH_NORM = 900,  /* inputs x [N,C,S], weight [C] | ABSENT, bias [C] | ABSENT, running_mean [C] | ABSENT,
+                               running_var [C] | ABSENT; outputs y, save_mean [C] acc, save_invstd [C] acc,
+                               running_mean | ABSENT, running_var | ABSENT (training: the same tensors as the
+                               inputs, updated in place: r = (1 - momentum) * r + momentum * batch statistic, the
+                               variance unbiased); (s) training, momentum, eps. Training normalizes with the batch
+                               statistics (biased variance), evaluation with the running ones (then required). */
+  HAL_OP_BATCH_NORM_BACKWARD = 901, /* inputs dy, x [N,C,S], weight [C] | ABSENT, mean [C] acc, invstd [C] acc;
+                                       outputs dx | ABSENT, dweight [C] | ABSENT, dbias [C] | ABSENT; (s) training
+                                       (false: mean and invstd are constants, dx = dy * weight * invstd) */
+  HAL_OP_GROUP_NORM = 910,  /* inputs x [N,C,HxW], weight [C] | ABSENT, bias [C] | ABSENT; outputs y [N,C,HxW],
+                               mean [N*G], rstd [N*G] (any floating type); (s) groups G, eps */
+  HAL_OP_GROUP_NORM_BACKWARD = 911, /* inputs dy, x [N,C,HxW], mean [N*G], rstd [N*G], weight [C] | ABSENT;
+                                       outputs dx | ABSENT, dweight [C] | ABSENT, dbias [C] | ABSENT; (s) groups */
+  HAL_OP_RMS_NORM = 920,    /* inputs x [M,N], weight [N] | ABSENT; outputs y [M,N], rstd [M] acc; (s) eps */
+  HAL_OP_RMS_NORM_BACKWARD = 921,   /* inputs dy, x [M,N], rstd [M] acc, weight [N] | ABSENT;
+                                       outputs dx | ABSENT, dweight [N] | ABSENT */
+  HAL_OP_MAX_POOL2D = 930,  /* inputs x [N,C,H,W]; outputs y [N,C,OH,OW], indices (y's shape) int64;
+                               (s) kH, kW, sH, sW, padH, padW, dilationH, dilationW. NaN wins, first index on ties */
+  HAL_OP_MAX_POOL2D_BACKWARD = 931, /* inputs dy [N,C,OH,OW], indices; outputs dx [N,C,H,W] (written in full);
+                                       (s) as the forward */
+  HAL_OP_AVG_POOL2D = 932,  /* inputs x; outputs y; (s) kH, kW, sH, sW, padH, padW, count_include_pad,
+                               divisor_override (0: none) */
+  HAL_OP_AVG_POOL2D_BACKWARD = 933, /* inputs dy; outputs dx (written in full); (s) as the forward */
+  HAL_OP_ADAPTIVE_AVG_POOL2D = 934, /* inputs x; outputs y [N,C,OH,OW]: window [floor(o*H/OH), ceil((o+1)*H/OH)) */
+  HAL_OP_ADAPTIVE_AVG_POOL2D_BACKWARD = 935, /* inputs dy; outputs dx (written in full) */
+  HAL_OP_ADAPTIVE_MAX_POOL2D = 936, /* inputs x; outputs y, indices int64 */
+  HAL_OP_ADAPTIVE_MAX_POOL2D_BACKWARD = 937, /* inputs dy, indices; outputs dx (written in full) */
+  HAL_OP_UPSAMPLE_NEAREST2D = 950,  /* inputs x [N,C,H,W]; outputs y [N,C,OH,OW]; (s) scale_h, scale_w (input pixels
+                                       per output pixel, float32 values), exact (false: src = min(floor(o * scale),
+                                       H - 1); true: min(floor((o + 0.5) * scale), H - 1)) */
+  HAL_OP_UPSAMPLE_NEAREST2D_BACKWARD = 951,  /* inputs dy [N,C,OH,OW]; outputs dx [N,C,H,W]; (s) as the forward */
+  HAL_OP_UPSAMPLE_BILINEAR2D = 952, /* inputs x; outputs y; (s) scale_h, scale_w (in the accumulation type:
+                                       ATen's area_pixel_compute_scale), align_corners */
+  HAL_OP_UPSAMPLE_BILINEAR2D_BACKWARD = 953  /* inputs dy; outputs dx (written in full); (s) as the forward */
+};
+
 /* ---------------------------------------------------------------------------------------------- */
 /* Opaque handles and copy directions                                                              */
 /* ---------------------------------------------------------------------------------------------- */

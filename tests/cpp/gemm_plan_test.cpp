@@ -9,9 +9,9 @@
 #include <tuple>
 #include <vector>
 
-#include "gemm_plan.h"
+#include "kernels/gemm_plan.h"
 
-namespace hal_nvidia {
+namespace hal_gpu {
 namespace {
 
 constexpr hal_dtype_t kF32{HAL_DTYPE_FLOAT, 32, 1};
@@ -229,4 +229,4 @@ TEST(GemmPlan, MatmulHasNoBias) {
 }
 
 }  // namespace
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

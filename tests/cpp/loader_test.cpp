@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+
+#include <unistd.h>
 
 #include "hal/adapter_library.h"
 #include "hal/adapter_loader.h"
@@ -100,6 +103,58 @@ TEST(AdapterLibrary, MissingFileReportsDlerror) {
   EXPECT_NE(lib->reason().find("/nonexistent/libhal_adapter_missing.so cannot be loaded: "), std::string::npos)
       << lib->reason();
   EXPECT_NE(lib->reason().find("No such file"), std::string::npos) << lib->reason();  // dlerror() text
+}
+
+TEST(AdapterLibrary, EntryReturningNullIsReportedNotFollowed) {
+  auto lib = AdapterLibrary::open(fixture("returns_null"));
+  EXPECT_EQ(lib->state(), AdapterState::Broken);
+  EXPECT_NE(lib->reason().find("libhal_fixture_returns_null.so"), std::string::npos) << lib->reason();
+  EXPECT_NE(lib->reason().find("returned no table"), std::string::npos) << lib->reason();
+}
+
+// Writes `bytes` of `source` (all of it when bytes is npos) to `target`.
+void copy_prefix(const std::string& source, const std::string& target, size_t bytes) {
+  std::ifstream in(source, std::ios::binary);
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ofstream out(target, std::ios::binary | std::ios::trunc);
+  out.write(data.data(), static_cast<std::streamsize>(std::min(bytes, data.size())));
+}
+
+// dlopen of a library cut short inside a segment died of SIGBUS; now the file is looked at first.
+TEST(AdapterLibrary, TruncatedOrNonElfFilesAreReportedWithoutLoading) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("hal_elf_test_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  struct Case {
+    std::string file;
+    size_t bytes;  // of the host adapter copied; npos: write `text` instead
+    std::string text;
+    std::string expected;
+  };
+  const size_t npos = std::string::npos;
+  const Case cases[] = {
+      {"libcut_header.so", 40, "", "is truncated: its ELF header"},
+      {"libcut_4k.so", 4096, "", "is truncated"},
+      {"libcut_64k.so", 65536, "", "is truncated"},
+      {"libcut_tail.so", std::filesystem::file_size(HAL_TEST_HOST_COPY) - 8, "", "is truncated"},
+      {"libtext.so", npos, "not a library\n", "is not a shared library: it does not start with the ELF magic number"},
+      {"libempty.so", npos, "", "is empty"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = (dir / c.file).string();
+    if (c.bytes != npos) {
+      copy_prefix(HAL_TEST_HOST_COPY, path, c.bytes);
+    } else {
+      std::ofstream(path, std::ios::binary) << c.text;
+    }
+    auto lib = AdapterLibrary::open(path);
+    EXPECT_EQ(lib->state(), AdapterState::Broken) << c.file;
+    EXPECT_NE(lib->reason().find(path + " cannot be loaded: the file " + c.expected), std::string::npos)
+        << lib->reason();
+    EXPECT_NE(lib->reason().find("Rebuild or copy the adapter library again"), std::string::npos) << lib->reason();
+  }
+  auto folder = AdapterLibrary::open(dir.string() + "/");
+  EXPECT_NE(folder->reason().find("is a directory"), std::string::npos) << folder->reason();
+  std::filesystem::remove_all(dir);
 }
 
 // A copy of the host adapter's table to damage in one place.

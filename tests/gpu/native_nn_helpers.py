@@ -1,4 +1,4 @@
-"""Shared by the GPU suites of the nn, indexing and random kernels: the NVIDIA device fixtures, tolerances
+"""Shared by the GPU suites of the nn, indexing and random kernels: the GPU device fixtures, tolerances
 per dtype and CPU comparison. (Fixtures live here, imported by the test modules, rather than in a
 tests/gpu/conftest.py: a second module named conftest would shadow tests/conftest.py, which other suites
 import by name.)"""
@@ -43,7 +43,7 @@ def make(shape, dtype, seed=0, low=-3, high=3):
     return torch.randint(lo, high * 10, shape, generator=g).to(dtype)
 
 @pytest.fixture
-def native(nvidia_device):
+def native(gpu_device):
     """``with native():`` runs its body in strict mode and checks that the CPU fallback never ran."""
     @contextlib.contextmanager
     def scope():

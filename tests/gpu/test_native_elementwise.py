@@ -1,4 +1,4 @@
-"""Native elementwise kernels of the NVIDIA adapter against PyTorch's CPU results, run in strict mode so
+"""Native elementwise kernels of the GPU kernel library against PyTorch's CPU results, run in strict mode so
 that any op reaching the CPU fallback fails the test."""
 import math
 
@@ -50,26 +50,26 @@ UNARY_ANY = [torch.neg, torch.abs, torch.floor, torch.ceil, torch.round, torch.t
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("fn", UNARY_FLOAT + UNARY_ANY)
-def test_unary_float(nvidia_device, fn, dtype, shape):
+def test_unary_float(gpu_device, fn, dtype, shape):
     x = make(shape, dtype, 0.1, 3) if fn in (torch.log, torch.sqrt, torch.rsqrt, torch.log2, torch.log1p) \
         else make(shape, dtype)
-    run_both(fn, x, device=nvidia_device)
+    run_both(fn, x, device=gpu_device)
 
 
 @pytest.mark.parametrize("dtype", INTS)
 @pytest.mark.parametrize("fn", [torch.neg, torch.abs, torch.sign, torch.relu, torch.exp, torch.sqrt,
                                 torch.bitwise_not, torch.logical_not, torch.floor])
-def test_unary_int(nvidia_device, fn, dtype):
+def test_unary_int(gpu_device, fn, dtype):
     if fn in (torch.neg, torch.abs) and dtype == torch.uint8:
         pytest.skip("wraps differently per backend for uint8")
-    run_both(fn, make((7, 13), dtype, 0 if fn is torch.sqrt else -3), device=nvidia_device)
+    run_both(fn, make((7, 13), dtype, 0 if fn is torch.sqrt else -3), device=gpu_device)
 
 
-def test_unary_special_values(nvidia_device):
+def test_unary_special_values(gpu_device):
     x = torch.tensor([float("nan"), float("inf"), -float("inf"), 0.5, 1.5, 2.5, -0.5, -0.0, 0.0])
     for fn in [torch.round, torch.sign, torch.relu, torch.isnan, torch.logical_not, torch.floor, torch.sigmoid]:
-        run_both(fn, x, device=nvidia_device)
-    run_both(torch.bitwise_not, torch.tensor([True, False]), device=nvidia_device)
+        run_both(fn, x, device=gpu_device)
+    run_both(torch.bitwise_not, torch.tensor([True, False]), device=gpu_device)
 
 
 BINARY = [torch.add, torch.sub, torch.mul, torch.maximum, torch.minimum, torch.remainder, torch.fmod, torch.eq,
@@ -79,54 +79,54 @@ BINARY = [torch.add, torch.sub, torch.mul, torch.maximum, torch.minimum, torch.r
 
 @pytest.mark.parametrize("dtype", ALL)
 @pytest.mark.parametrize("fn", BINARY)
-def test_binary_dtypes(nvidia_device, fn, dtype):
+def test_binary_dtypes(gpu_device, fn, dtype):
     if dtype == torch.bool and fn in (torch.sub, torch.remainder, torch.fmod, torch.maximum, torch.minimum):
         pytest.skip("not defined for bool")
     b = make((7, 13), dtype, seed=1)
     if fn in (torch.remainder, torch.fmod) and not dtype.is_floating_point:
         b = torch.where(b == 0, torch.ones_like(b), b)
-    run_both(fn, make((7, 13), dtype), b, device=nvidia_device)
+    run_both(fn, make((7, 13), dtype), b, device=gpu_device)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-def test_division_and_power(nvidia_device, dtype):
+def test_division_and_power(gpu_device, dtype):
     a, b = make((7, 13), dtype), make((7, 13), dtype, 0.5, 3, seed=1)
     for fn in [torch.div, lambda x, y: torch.div(x, y, rounding_mode="floor"),
                lambda x, y: torch.div(x, y, rounding_mode="trunc"), torch.atan2, torch.pow,
                lambda x, y: torch.pow(y, 2), lambda x, y: torch.pow(y, 0.5), lambda x, y: torch.pow(2.0, x),
                lambda x, y: x * 0.5, lambda x, y: x / 3]:
-        run_both(fn, a, b, device=nvidia_device)
+        run_both(fn, a, b, device=gpu_device)
 
 
-def test_integer_division_and_power(nvidia_device):
+def test_integer_division_and_power(gpu_device):
     a, b = make((7, 13), torch.int64, -20, 20), make((7, 13), torch.int64, 1, 5, seed=1) * torch.tensor(-1) ** \
         make((7, 13), torch.int64, 0, 1, seed=2)
     for fn in [lambda x, y: torch.div(x, y, rounding_mode="floor"), lambda x, y: torch.div(x, y, rounding_mode="trunc"),
                torch.div, torch.remainder, torch.fmod, lambda x, y: torch.pow(x, y.abs()), lambda x, y: x ** 3,
                lambda x, y: torch.bitwise_and(x, y), lambda x, y: x | y, lambda x, y: x ^ y]:
-        run_both(fn, a, b, device=nvidia_device)
+        run_both(fn, a, b, device=gpu_device)
 
 
-def test_nan_propagation(nvidia_device):
+def test_nan_propagation(gpu_device):
     a = torch.tensor([float("nan"), 1.0, 2.0, float("nan")])
     b = torch.tensor([0.0, float("nan"), 1.0, float("nan")])
     for fn in [torch.maximum, torch.minimum, lambda x, y: torch.clamp(x, min=0.5, max=1.5),
                lambda x, y: torch.clamp(x, y, y + 1)]:
-        run_both(fn, a, b, device=nvidia_device)
+        run_both(fn, a, b, device=gpu_device)
 
 
-def test_mixed_dtypes_broadcast_and_strides(nvidia_device):
+def test_mixed_dtypes_broadcast_and_strides(gpu_device):
     a = make((64, 33), torch.float32)
     for b in [make((33,), torch.float16), make((64, 1), torch.int32), make((), torch.float64),
               make((33, 64), torch.float32).t(), make((64, 66), torch.bfloat16)[:, ::2]]:
         for fn in [torch.add, torch.mul, torch.maximum, torch.lt]:
-            run_both(fn, a, b, device=nvidia_device)
+            run_both(fn, a, b, device=gpu_device)
     big = make((1 << 21,), torch.float32)
-    run_both(lambda x: x[::3] + x[1::3], big, device=nvidia_device)
-    run_both(lambda x: x.view(1024, -1).t() * 2, big, device=nvidia_device)
+    run_both(lambda x: x[::3] + x[1::3], big, device=gpu_device)
+    run_both(lambda x: x.view(1024, -1).t() * 2, big, device=gpu_device)
 
 
-def test_inplace_and_out(nvidia_device):
+def test_inplace_and_out(gpu_device):
     a, b = make((7, 13), torch.float32), make((13,), torch.float32, seed=1)
     for name in ["add_", "sub_", "mul_", "div_", "pow_", "clamp_min_", "lerp_"]:
         def fn(x, y, name=name):
@@ -137,13 +137,13 @@ def test_inplace_and_out(nvidia_device):
                 args = (y, 0.3)
             getattr(x, name)(*args)
             return x
-        run_both(fn, a, b, device=nvidia_device)
+        run_both(fn, a, b, device=gpu_device)
     for fn in [lambda x, y: torch.exp(x, out=torch.empty_like(x)), lambda x, y: torch.add(x, y, out=torch.empty_like(x)),
                       lambda x, y: torch.sigmoid_(x.clone()), lambda x, y: x.clone().neg_()]:
-        run_both(fn, a, b, device=nvidia_device)
+        run_both(fn, a, b, device=gpu_device)
 
 
-def test_integer_results_wrap_at_the_common_dtype_before_a_wider_out(nvidia_device):
+def test_integer_results_wrap_at_the_common_dtype_before_a_wider_out(gpu_device):
     """ATen computes in the common dtype and casts to the out= tensor: int32 sums wrap before they reach an
     int64 out=, and bool + bool stays a bool (1) before it reaches an integer out=."""
     big = torch.tensor([2 ** 31 - 1, -(2 ** 31), 5, -7], dtype=torch.int32)
@@ -157,11 +157,11 @@ def test_integer_results_wrap_at_the_common_dtype_before_a_wider_out(nvidia_devi
         (lambda x, y: torch.mul(x, y, out=torch.empty(4, dtype=torch.float32, device=x.device)), flags, flags),
     ]
     for fn, a, b in cases:
-        run_both(fn, a, b, device=nvidia_device)
+        run_both(fn, a, b, device=gpu_device)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64])
-def test_activation_backward(nvidia_device, dtype):
+def test_activation_backward(gpu_device, dtype):
     x = make((1 << 20,), dtype)
     g = make((1 << 20,), dtype, seed=3)
     ops = [
@@ -174,11 +174,11 @@ def test_activation_backward(nvidia_device, dtype):
         lambda g, x: torch.ops.aten.leaky_relu_backward(g, x, 0.01, False),
     ]
     for fn in ops:
-        run_both(fn, g, x, device=nvidia_device)
+        run_both(fn, g, x, device=gpu_device)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-def test_ternary(nvidia_device, dtype):
+def test_ternary(gpu_device, dtype):
     a, b, c = make((7, 13), dtype), make((7, 13), dtype, seed=1), make((13,), dtype, 0.5, 2, seed=2)
     mask = make((7, 13), torch.bool, seed=4)
     for fn in [lambda a, b, c: torch.where(mask.to(a.device), a, b), lambda a, b, c: torch.where(mask.to(a.device), a, 0.0),
@@ -187,40 +187,40 @@ def test_ternary(nvidia_device, dtype):
                lambda a, b, c: torch.clamp(a, -1, 1), lambda a, b, c: torch.clamp(a, min=b),
                lambda a, b, c: a.clone().masked_fill_(mask.to(a.device), -7.0),
                lambda a, b, c: a.clone().masked_fill_(mask[0].to(a.device), torch.tensor(2.0, device=a.device, dtype=a.dtype))]:
-        run_both(fn, a, b, c, device=nvidia_device)
+        run_both(fn, a, b, c, device=gpu_device)
 
 
 @pytest.mark.parametrize("dtype", ALL)
-def test_fill_zero_copy_arange(nvidia_device, dtype):
+def test_fill_zero_copy_arange(gpu_device, dtype):
     x = make((7, 13), dtype)
-    run_both(lambda t: t.clone().fill_(1), x, device=nvidia_device)
-    run_both(lambda t: t.clone().zero_(), x, device=nvidia_device)
-    run_both(lambda t: t[:, ::2].clone().fill_(True), x, device=nvidia_device)
-    run_both(lambda t: t.t().contiguous(), x, device=nvidia_device)
+    run_both(lambda t: t.clone().fill_(1), x, device=gpu_device)
+    run_both(lambda t: t.clone().zero_(), x, device=gpu_device)
+    run_both(lambda t: t[:, ::2].clone().fill_(True), x, device=gpu_device)
+    run_both(lambda t: t.t().contiguous(), x, device=gpu_device)
     for other in FLOATS + INTS:
-        run_both(lambda t: t.to(other), x, device=nvidia_device)
+        run_both(lambda t: t.to(other), x, device=gpu_device)
     if dtype != torch.bool:
         with torch.hal.strict():
-            got = torch.arange(2, 40, 3, dtype=dtype, device=nvidia_device)
+            got = torch.arange(2, 40, 3, dtype=dtype, device=gpu_device)
         check(got, torch.arange(2, 40, 3, dtype=dtype))
 
 
-def test_large_vectorized_and_unaligned(nvidia_device):
+def test_large_vectorized_and_unaligned(gpu_device):
     for dtype in [torch.float32, torch.float16, torch.bfloat16]:
         a, b = make(((1 << 22) + 3,), dtype), make(((1 << 22) + 3,), dtype, seed=1)
         for fn in [torch.add, torch.mul, lambda x, y: torch.relu(x), lambda x, y: F.gelu(x), lambda x, y: x[1:] + y[1:],
                    lambda x, y: torch.where(x > 0, x, y), lambda x, y: x * 3.0]:
-            run_both(fn, a, b, device=nvidia_device, dtype=dtype)
+            run_both(fn, a, b, device=gpu_device, dtype=dtype)
 
 
-def test_bad_input_raises_like_cpu(nvidia_device):
-    x = torch.ones(3, dtype=torch.bool, device=nvidia_device)
+def test_bad_input_raises_like_cpu(gpu_device):
+    x = torch.ones(3, dtype=torch.bool, device=gpu_device)
     with pytest.raises(RuntimeError, match="Negation"):
         torch.neg(x)
     with pytest.raises(RuntimeError, match="rounding_mode"):
-        torch.div(torch.ones(2, device=nvidia_device), 2, rounding_mode="bad")
+        torch.div(torch.ones(2, device=gpu_device), 2, rounding_mode="bad")
     with pytest.raises(RuntimeError, match="negative integer powers"):
-        torch.arange(3, device=nvidia_device) ** -1
+        torch.arange(3, device=gpu_device) ** -1
     with pytest.raises(RuntimeError):
-        torch.add(torch.ones(2, 3, device=nvidia_device), torch.ones(4, device=nvidia_device))
-    assert math.isclose(torch.ones(1, device=nvidia_device).add(1).item(), 2.0)
+        torch.add(torch.ones(2, 3, device=gpu_device), torch.ones(4, device=gpu_device))
+    assert math.isclose(torch.ones(1, device=gpu_device).add(1).item(), 2.0)

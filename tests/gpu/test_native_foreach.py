@@ -1,8 +1,8 @@
-"""torch._foreach_* ops on an NVIDIA GPU as a hal device, in strict mode: every registered overload against
+"""torch._foreach_* ops on a GPU as a hal device, in strict mode: every registered overload against
 PyTorch's CPU results, with the fast route (one HAL_OP_FOREACH launch over all the tensors) shown to have
 run (the profiler records no per-tensor op beneath the foreach op, and nothing reaches the CPU fallback),
 and the per-tensor path, still correct, wherever the fast route does not apply. Ends with AdamW
-(foreach=True) against the same steps on the CPU. Skips without an NVIDIA hal device."""
+(foreach=True) against the same steps on the CPU. Skips without a GPU hal device."""
 import pytest
 import torch
 from torch.profiler import ProfilerActivity, profile
@@ -128,12 +128,12 @@ def strict():
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=str)
 @pytest.mark.parametrize("case,arity,fn", CASES, ids=[c[0] for c in CASES])
-def test_overload_runs_as_one_native_launch(nvidia_device, strict, case, arity, fn, dtype):
+def test_overload_runs_as_one_native_launch(gpu_device, strict, case, arity, fn, dtype):
     cpu_lists = lists_for(case, arity, dtype)
-    hal_lists = [[t.to(nvidia_device) for t in lst] for lst in cpu_lists]
+    hal_lists = [[t.to(gpu_device) for t in lst] for lst in cpu_lists]
     versions = [t._version for t in hal_lists[0]]
     result, names, launches = dispatched(lambda: run(fn, hal_lists))
-    torch.hal.synchronize(nvidia_device)
+    torch.hal.synchronize(gpu_device)
     assert_fast_route(names, launches, len(hal_lists[0]))
     expected = run(fn, cpu_lists)
     assert_close_lists(result, expected, dtype)
@@ -142,21 +142,21 @@ def test_overload_runs_as_one_native_launch(nvidia_device, strict, case, arity, 
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
-def test_more_groups_than_one_launch_holds(nvidia_device, strict, dtype):
+def test_more_groups_than_one_launch_holds(gpu_device, strict, dtype):
     g = torch.Generator().manual_seed(3)
     shapes = [(int(n),) for n in torch.randint(0, 5000, (100,), generator=g)] + [(), (0,), ((1 << 20) + 1,)]
     for case in ("add_.ScalarList", "addcdiv.ScalarList", "lerp_.List", "mul.List"):
         _, arity, fn = CASE_BY_NAME[case]
         cpu_lists = lists_for(case, arity, dtype, shapes)
-        hal_lists = [[t.to(nvidia_device) for t in lst] for lst in cpu_lists]
+        hal_lists = [[t.to(gpu_device) for t in lst] for lst in cpu_lists]
         result, names, launches = dispatched(lambda: run(fn, hal_lists))
         assert_fast_route(names, launches, len(hal_lists[0]))
         assert_close_lists(result, run(fn, cpu_lists), dtype)
 
 
-def test_dense_permuted_tensors_take_the_fast_route(nvidia_device, strict):
+def test_dense_permuted_tensors_take_the_fast_route(gpu_device, strict):
     # Dense but not contiguous, with one layout per group: each group is read as one flat array.
-    hal = [torch.randn(6, 5).to(nvidia_device).t(), torch.randn(2, 3, 4).to(nvidia_device).permute(2, 0, 1)]
+    hal = [torch.randn(6, 5).to(gpu_device).t(), torch.randn(2, 3, 4).to(gpu_device).permute(2, 0, 1)]
     cpu = [t.cpu() for t in hal]
     assert not any(t.is_contiguous() for t in hal)
     out, names, launches = dispatched(lambda: torch._foreach_add(hal, hal, alpha=2.0))
@@ -186,11 +186,11 @@ REFUSED = [
 
 
 @pytest.mark.parametrize("case,fn,build", REFUSED, ids=[c[0] for c in REFUSED])
-def test_refused_lists_take_the_per_tensor_path(nvidia_device, strict, case, fn, build):
+def test_refused_lists_take_the_per_tensor_path(gpu_device, strict, case, fn, build):
     g = torch.Generator().manual_seed(5)
     values = [torch.randn(8, 10, generator=g), torch.randn(5, generator=g), torch.randn(3, 4, generator=g),
               torch.randn(4, 3, generator=g), torch.arange(12, dtype=torch.int64).reshape(3, 4)]
-    hal_lists, cpu_lists = build(nvidia_device, values), build(torch.device("cpu"), values)
+    hal_lists, cpu_lists = build(gpu_device, values), build(torch.device("cpu"), values)
     result, names, _ = dispatched(lambda: run(fn, hal_lists))
     assert other_ops(names), "expected the per-tensor path"
     expected = run(fn, cpu_lists)
@@ -200,11 +200,11 @@ def test_refused_lists_take_the_per_tensor_path(nvidia_device, strict, case, fn,
         torch.testing.assert_close(a.cpu(), e, rtol=1e-6, atol=1e-6)
 
 
-def test_in_place_aliasing_across_groups_matches_sequential_order(nvidia_device, strict):
+def test_in_place_aliasing_across_groups_matches_sequential_order(gpu_device, strict):
     """The slow path runs groups one after the other; the fast route would run them at once, so lists where a
     written tensor is another group's operand take the slow path."""
     a, b = torch.randn(100), torch.randn(100)
-    ha, hb = a.to(nvidia_device), b.to(nvidia_device)
+    ha, hb = a.to(gpu_device), b.to(gpu_device)
     torch._foreach_add_([ha, hb], [hb, ha])
     torch._foreach_add_([a, b], [b, a])
     torch._foreach_mul_([ha, ha], 3.0)  # the same tensor twice: multiplied by 9
@@ -213,14 +213,14 @@ def test_in_place_aliasing_across_groups_matches_sequential_order(nvidia_device,
     torch.testing.assert_close(hb.cpu(), b)
 
 
-def test_zero_clears_nan_and_inf(nvidia_device, strict):
-    t = torch.tensor([float("nan"), float("inf"), -1.0]).to(nvidia_device)
+def test_zero_clears_nan_and_inf(gpu_device, strict):
+    t = torch.tensor([float("nan"), float("inf"), -1.0]).to(gpu_device)
     torch._foreach_zero_([t])
     assert torch.equal(t.cpu(), torch.zeros(3))
 
 
-def test_mismatched_lengths_raise_before_anything_runs(nvidia_device, strict):
-    xs = [torch.ones(3, device=nvidia_device) for _ in range(3)]
+def test_mismatched_lengths_raise_before_anything_runs(gpu_device, strict):
+    xs = [torch.ones(3, device=gpu_device) for _ in range(3)]
     with pytest.raises(RuntimeError, match="Tensor lists must have the same number of tensors, got 3 and 2"):
         torch._foreach_add_(xs, xs[:2])
     with pytest.raises(RuntimeError, match="scalar list"):
@@ -228,10 +228,10 @@ def test_mismatched_lengths_raise_before_anything_runs(nvidia_device, strict):
     assert all(torch.equal(x.cpu(), torch.ones(3)) for x in xs)
 
 
-def test_cpu_tensor_in_the_list_raises_as_pytorch(nvidia_device, strict):
-    xs = [torch.ones(3, device=nvidia_device), torch.ones(3, device=nvidia_device)]
+def test_cpu_tensor_in_the_list_raises_as_pytorch(gpu_device, strict):
+    xs = [torch.ones(3, device=gpu_device), torch.ones(3, device=gpu_device)]
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
-        torch._foreach_add_(xs, [torch.ones(3, device=nvidia_device), torch.ones(3)])
+        torch._foreach_add_(xs, [torch.ones(3, device=gpu_device), torch.ones(3)])
 
 
 def adamw_steps(params, grads_per_step):
@@ -242,13 +242,13 @@ def adamw_steps(params, grads_per_step):
         opt.step()
 
 
-def test_adamw_foreach_step_matches_cpu(nvidia_device, strict):
+def test_adamw_foreach_step_matches_cpu(gpu_device, strict):
     shapes = [(256, 784), (256,), (128, 256), (128,), (10, 128), (10,), (), (64, 64), (64,), (3, 5, 7)]
     g = torch.Generator().manual_seed(0)
     cpu_params = [torch.randn(s, generator=g).requires_grad_() for s in shapes]
     grads = [[torch.randn(s, generator=g) for s in shapes] for _ in range(3)]
-    hal_params = [p.detach().to(nvidia_device).requires_grad_() for p in cpu_params]
-    _, names, _ = dispatched(lambda: adamw_steps(hal_params, [[x.to(nvidia_device) for x in gs] for gs in grads]))
+    hal_params = [p.detach().to(gpu_device).requires_grad_() for p in cpu_params]
+    _, names, _ = dispatched(lambda: adamw_steps(hal_params, [[x.to(gpu_device) for x in gs] for gs in grads]))
     adamw_steps(cpu_params, grads)
     # The step's per-tensor ops on hal would be these (the CPU's step counters only add).
     assert not names & {"aten::mul_", "aten::lerp_", "aten::addcmul_", "aten::sqrt", "aten::div_", "aten::addcdiv_"}

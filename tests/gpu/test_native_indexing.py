@@ -1,4 +1,4 @@
-"""Native NVIDIA kernels for index_select, gather, scatter / scatter_add, x[idx], index_put_ and cat,
+"""Native GPU kernels for index_select, gather, scatter / scatter_add, x[idx], index_put_ and cat,
 compared with the CPU over dtypes, layouts and shapes, in strict mode."""
 import pytest
 import torch
@@ -15,93 +15,93 @@ def _index(n, high, seed=0, dtype=torch.int64):
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 @pytest.mark.parametrize("dim", [0, 1, -1])
 @pytest.mark.parametrize("index_dtype", [torch.int64, torch.int32])
-def test_index_select_matches_cpu(nvidia_device, native, dtype, dim, index_dtype):
+def test_index_select_matches_cpu(gpu_device, native, dtype, dim, index_dtype):
     x = make((7, 13, 5), dtype)
     index = _index(11, x.shape[dim], dtype=index_dtype)
     with native():
-        got = x.to(nvidia_device).index_select(dim, index.to(nvidia_device))
-        got_strided = x.to(nvidia_device).transpose(0, 2)[::2].index_select(dim, index.to(nvidia_device) % 3)
+        got = x.to(gpu_device).index_select(dim, index.to(gpu_device))
+        got_strided = x.to(gpu_device).transpose(0, 2)[::2].index_select(dim, index.to(gpu_device) % 3)
     assert_close(got, x.index_select(dim, index))
     assert_close(got_strided, x.transpose(0, 2)[::2].index_select(dim, index % 3))
 
 
 @pytest.mark.parametrize("row", [1, 3, 8, 64, 1000])
-def test_index_select_rows_all_widths(nvidia_device, native, row):
+def test_index_select_rows_all_widths(gpu_device, native, row):
     x = make((300, row), torch.float16)
     index = _index(1 << 11, 300)
     with native():
-        got = x.to(nvidia_device).index_select(0, index.to(nvidia_device))
-        empty = x.to(nvidia_device).index_select(0, index[:0].to(nvidia_device))
+        got = x.to(gpu_device).index_select(0, index.to(gpu_device))
+        empty = x.to(gpu_device).index_select(0, index[:0].to(gpu_device))
     assert_close(got, x.index_select(0, index))
     assert empty.shape == (0, row)
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 @pytest.mark.parametrize("dim", [0, 1])
-def test_gather_and_backward(nvidia_device, native, dtype, dim):
+def test_gather_and_backward(gpu_device, native, dtype, dim):
     x = make((9, 17), dtype)
     index = torch.randint(0, x.shape[dim], (6, 10), generator=torch.Generator().manual_seed(2))
     with native():
-        got = torch.gather(x.to(nvidia_device), dim, index.to(nvidia_device))
+        got = torch.gather(x.to(gpu_device), dim, index.to(gpu_device))
     assert_close(got, torch.gather(x, dim, index))
     if dtype in FLOAT_DTYPES:
-        leaf = x.to(nvidia_device).requires_grad_()
+        leaf = x.to(gpu_device).requires_grad_()
         with native():
-            torch.gather(leaf, dim, index.to(nvidia_device)).backward(make((6, 10), dtype, seed=3).to(nvidia_device))
+            torch.gather(leaf, dim, index.to(gpu_device)).backward(make((6, 10), dtype, seed=3).to(gpu_device))
         ref = x.clone().requires_grad_()
         torch.gather(ref, dim, index).backward(make((6, 10), dtype, seed=3))
         assert_close(leaf.grad, ref.grad, scale=10)
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
-def test_scatter_set_and_value(nvidia_device, native, dtype):
+def test_scatter_set_and_value(gpu_device, native, dtype):
     x = make((8, 12), dtype)
     # A permutation per row: no two writes hit one element, so the result is unique.
     index = torch.stack([torch.randperm(12, generator=torch.Generator().manual_seed(r))[:5] for r in range(8)])
     src = make((8, 7), dtype, seed=4)
     with native():
-        got = x.to(nvidia_device).scatter(1, index.to(nvidia_device), src.to(nvidia_device))
-        inplace = x.to(nvidia_device)
-        inplace.scatter_(1, index.to(nvidia_device), 1)
+        got = x.to(gpu_device).scatter(1, index.to(gpu_device), src.to(gpu_device))
+        inplace = x.to(gpu_device)
+        inplace.scatter_(1, index.to(gpu_device), 1)
     assert_close(got, x.scatter(1, index, src))
     assert_close(inplace, x.clone().scatter_(1, index, 1))
 
 
 @pytest.mark.parametrize("dtype", ATOMIC_DTYPES)
-def test_scatter_add_with_repeats(nvidia_device, native, dtype):
+def test_scatter_add_with_repeats(gpu_device, native, dtype):
     x = make((5, 40), dtype)
     index = torch.randint(0, 5, (60, 40), generator=torch.Generator().manual_seed(5))
     src = make((60, 40), dtype, seed=6)
     with native():
-        got = x.to(nvidia_device).scatter_add(0, index.to(nvidia_device), src.to(nvidia_device))
-        inplace = x.to(nvidia_device)
-        inplace.scatter_add_(0, index.to(nvidia_device), src.to(nvidia_device))
+        got = x.to(gpu_device).scatter_add(0, index.to(gpu_device), src.to(gpu_device))
+        inplace = x.to(gpu_device)
+        inplace.scatter_add_(0, index.to(gpu_device), src.to(gpu_device))
     want = x.double().scatter_add(0, index, src.double()).to(dtype)
     assert_close(got, want, scale=20)
     assert_close(inplace, want, scale=20)
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
-def test_advanced_indexing_get(nvidia_device, native, dtype):
+def test_advanced_indexing_get(gpu_device, native, dtype):
     x = make((20, 3, 4), dtype)
     index = torch.tensor([[0, -1, 5], [19, 2, -20]])
     with native():
-        got = x.to(nvidia_device)[index.to(nvidia_device)]
-        from_cpu_index = x.to(nvidia_device)[index]
+        got = x.to(gpu_device)[index.to(gpu_device)]
+        from_cpu_index = x.to(gpu_device)[index]
     assert_close(got, x[index])
     assert_close(from_cpu_index, x[index])
 
 
 @pytest.mark.parametrize("dtype", ATOMIC_DTYPES)
 @pytest.mark.parametrize("accumulate", [False, True])
-def test_index_put(nvidia_device, native, dtype, accumulate):
+def test_index_put(gpu_device, native, dtype, accumulate):
     x = make((30, 6), dtype)
     index = torch.tensor([1, 4, -1, 7, 4, 4]) if accumulate else torch.tensor([1, 4, -1, 7])
     values = make((index.numel(), 6), dtype, seed=7)
     with native():
-        got = x.to(nvidia_device).index_put_((index.to(nvidia_device),), values.to(nvidia_device), accumulate)
-        broadcast = x.to(nvidia_device)
-        broadcast[index.to(nvidia_device)] = values[0].to(nvidia_device)
+        got = x.to(gpu_device).index_put_((index.to(gpu_device),), values.to(gpu_device), accumulate)
+        broadcast = x.to(gpu_device)
+        broadcast[index.to(gpu_device)] = values[0].to(gpu_device)
     want = x.double().index_put_((index,), values.double(), accumulate).to(dtype)
     assert_close(got, want, scale=10)
     expected_broadcast = x.clone()
@@ -109,11 +109,11 @@ def test_index_put(nvidia_device, native, dtype, accumulate):
     assert_close(broadcast, expected_broadcast)
 
 
-def test_index_put_bool_mask_still_works(nvidia_device):
+def test_index_put_bool_mask_still_works(gpu_device):
     x = make((10, 3), torch.float32)
     mask = x[:, 0] > 0
-    got = x.to(nvidia_device)
-    got[mask.to(nvidia_device)] = 0.0  # a mask needs nonzero (a sync): ATen's path, still correct
+    got = x.to(gpu_device)
+    got[mask.to(gpu_device)] = 0.0  # a mask needs nonzero (a sync): ATen's path, still correct
     want = x.clone()
     want[mask] = 0.0
     assert_close(got, want)
@@ -122,31 +122,31 @@ def test_index_put_bool_mask_still_works(nvidia_device):
 @pytest.mark.parametrize("dtypes", [(torch.float32, torch.float32), (torch.float16, torch.float32),
                                     (torch.int64, torch.bool), (torch.int8, torch.uint8)])
 @pytest.mark.parametrize("dim", [0, 1, -1])
-def test_cat_matches_cpu(nvidia_device, native, dtypes, dim):
+def test_cat_matches_cpu(gpu_device, native, dtypes, dim):
     a = make((4, 5, 6), dtypes[0])
     b = make((4, 5, 6), dtypes[1], seed=1).transpose(0, 2).contiguous().transpose(0, 2)  # permuted strides
     c = make((4, 5, 6), dtypes[0], seed=2)[:, :, :6]
     with native():
-        got = torch.cat([a.to(nvidia_device), b.to(nvidia_device), c.to(nvidia_device)], dim)
-        with_legacy_empty = torch.cat([torch.empty(0, device=nvidia_device), a.to(nvidia_device)], dim)
+        got = torch.cat([a.to(gpu_device), b.to(gpu_device), c.to(gpu_device)], dim)
+        with_legacy_empty = torch.cat([torch.empty(0, device=gpu_device), a.to(gpu_device)], dim)
     assert_close(got, torch.cat([a, b, c], dim))
     assert_close(with_legacy_empty, torch.cat([torch.empty(0), a], dim))
 
 
-def test_cat_large_and_errors(nvidia_device, native):
+def test_cat_large_and_errors(gpu_device, native):
     parts = [make((1 << 18, 3), torch.float32, seed=s) for s in range(4)]
     with native():
-        got = torch.cat([p.to(nvidia_device) for p in parts], 0)
+        got = torch.cat([p.to(gpu_device) for p in parts], 0)
         assert_close(got, torch.cat(parts, 0))
     with pytest.raises(RuntimeError, match="Sizes of tensors must match"):
-        torch.cat([torch.zeros(2, 3, device=nvidia_device), torch.zeros(2, 4, device=nvidia_device)], 0)
+        torch.cat([torch.zeros(2, 3, device=gpu_device), torch.zeros(2, 4, device=gpu_device)], 0)
     with pytest.raises(RuntimeError, match="zero-dimensional"):
-        torch.cat([torch.zeros((), device=nvidia_device)])
+        torch.cat([torch.zeros((), device=gpu_device)])
 
 
-def test_channels_last_cat_keeps_format(nvidia_device, native):
+def test_channels_last_cat_keeps_format(gpu_device, native):
     a = make((2, 3, 4, 5), torch.float32).contiguous(memory_format=torch.channels_last)
     with native():
-        got = torch.cat([a.to(nvidia_device), a.to(nvidia_device)], 1)
+        got = torch.cat([a.to(gpu_device), a.to(gpu_device)], 1)
     assert got.is_contiguous(memory_format=torch.channels_last)
     assert_close(got, torch.cat([a, a], 1))

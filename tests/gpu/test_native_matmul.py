@@ -1,4 +1,4 @@
-"""Native NVIDIA matrix products with a bias (addmm, nn.Linear), compared with the CPU, in strict mode so
+"""Native GPU matrix products with a bias (addmm, nn.Linear), compared with the CPU, in strict mode so
 that a fallback fails the test.
 
 A 1-D bias broadcast over the output's rows, beta 1, float/half/bfloat16 and a contiguous output take
@@ -37,19 +37,19 @@ LINEAR_SHAPES = [(1, 64, 33), (7, 13, 5), (33, 17, 65), (16, 64, 48), (4, 64, 1)
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("M,K,N", LINEAR_SHAPES)
-def test_linear_with_bias_matches_cpu(nvidia_device, native, dtype, M, K, N):
+def test_linear_with_bias_matches_cpu(gpu_device, native, dtype, M, K, N):
     x, weight, bias = make((M, K), dtype), make((N, K), dtype, seed=1), make((N,), dtype, seed=2)
     with native():
-        got = F.linear(x.to(nvidia_device), weight.to(nvidia_device), bias.to(nvidia_device))
+        got = F.linear(x.to(gpu_device), weight.to(gpu_device), bias.to(gpu_device))
     check(got, reference_addmm(bias, x, weight.t()), dtype)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_linear_on_3d_input_and_without_bias(nvidia_device, native, dtype):
+def test_linear_on_3d_input_and_without_bias(gpu_device, native, dtype):
     x, weight, bias = make((2, 5, 24), dtype), make((40, 24), dtype, seed=1), make((40,), dtype, seed=2)
     with native():
-        got = F.linear(x.to(nvidia_device), weight.to(nvidia_device), bias.to(nvidia_device))
-        got_no_bias = F.linear(x.to(nvidia_device), weight.to(nvidia_device))
+        got = F.linear(x.to(gpu_device), weight.to(gpu_device), bias.to(gpu_device))
+        got_no_bias = F.linear(x.to(gpu_device), weight.to(gpu_device))
     want = reference_addmm(bias, x.reshape(10, 24), weight.t()).reshape(2, 5, 40)
     check(got, want, dtype)
     check(got_no_bias, (x.double() @ weight.double().t()).to(dtype), dtype)
@@ -58,47 +58,47 @@ def test_linear_on_3d_input_and_without_bias(nvidia_device, native, dtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("beta", [1, 0.5, -2.0, 0])
 @pytest.mark.parametrize("alpha", [1, 0.25, -3.0])
-def test_addmm_alpha_and_beta(nvidia_device, native, dtype, beta, alpha):
+def test_addmm_alpha_and_beta(gpu_device, native, dtype, beta, alpha):
     # beta != 1 takes the two-kernel path; alpha is passed to either path.
     bias, mat1, mat2 = make((37,), dtype), make((12, 20), dtype, seed=1), make((20, 37), dtype, seed=2)
     with native():
-        got = torch.addmm(bias.to(nvidia_device), mat1.to(nvidia_device), mat2.to(nvidia_device), beta=beta,
+        got = torch.addmm(bias.to(gpu_device), mat1.to(gpu_device), mat2.to(gpu_device), beta=beta,
                           alpha=alpha)
     check(got, reference_addmm(bias, mat1, mat2, beta, alpha), dtype)
 
 
-def test_addmm_beta_zero_ignores_nan_in_the_bias(nvidia_device, native):
+def test_addmm_beta_zero_ignores_nan_in_the_bias(gpu_device, native):
     bias = torch.full((9,), float("nan"))
     mat1, mat2 = make((4, 6), torch.float32), make((6, 9), torch.float32, seed=1)
     with native():
-        got = torch.addmm(bias.to(nvidia_device), mat1.to(nvidia_device), mat2.to(nvidia_device), beta=0)
+        got = torch.addmm(bias.to(gpu_device), mat1.to(gpu_device), mat2.to(gpu_device), beta=0)
     check(got, (mat1.double() @ mat2.double()).float(), torch.float32)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("transpose1", [False, True])
 @pytest.mark.parametrize("transpose2", [False, True])
-def test_addmm_transposed_operands(nvidia_device, native, dtype, transpose1, transpose2):
+def test_addmm_transposed_operands(gpu_device, native, dtype, transpose1, transpose2):
     M, K, N = 11, 24, 19
     mat1 = make((K, M), dtype).t() if transpose1 else make((M, K), dtype)
     mat2 = make((N, K), dtype, seed=1).t() if transpose2 else make((K, N), dtype, seed=1)
     bias = make((N,), dtype, seed=2)
     with native():
-        got = torch.addmm(bias.to(nvidia_device), mat1.to(nvidia_device), mat2.to(nvidia_device), alpha=0.5)
+        got = torch.addmm(bias.to(gpu_device), mat1.to(gpu_device), mat2.to(gpu_device), alpha=0.5)
     check(got, reference_addmm(bias, mat1, mat2, alpha=0.5), dtype)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_addmm_out_into_non_contiguous_outputs(nvidia_device, native, dtype):
+def test_addmm_out_into_non_contiguous_outputs(gpu_device, native, dtype):
     M, K, N = 10, 16, 14
     bias, mat1, mat2 = make((N,), dtype), make((M, K), dtype, seed=1), make((K, N), dtype, seed=2)
     want = reference_addmm(bias, mat1, mat2)
-    column_major = torch.empty((N, M), dtype=dtype, device=nvidia_device).t()
-    padded = torch.zeros((M, N + 3), dtype=dtype, device=nvidia_device)
-    contiguous = torch.empty((M, N), dtype=dtype, device=nvidia_device)
+    column_major = torch.empty((N, M), dtype=dtype, device=gpu_device).t()
+    padded = torch.zeros((M, N + 3), dtype=dtype, device=gpu_device)
+    contiguous = torch.empty((M, N), dtype=dtype, device=gpu_device)
     with native():
         for out in [column_major, padded[:, 1:N + 1], contiguous]:
-            torch.addmm(bias.to(nvidia_device), mat1.to(nvidia_device), mat2.to(nvidia_device), out=out)
+            torch.addmm(bias.to(gpu_device), mat1.to(gpu_device), mat2.to(gpu_device), out=out)
             check(out.cpu(), want, dtype)
     # The padding around the written window is untouched.
     assert torch.equal(padded[:, 0].cpu(), torch.zeros(M, dtype=dtype))
@@ -106,7 +106,7 @@ def test_addmm_out_into_non_contiguous_outputs(nvidia_device, native, dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_addmm_with_other_shapes_of_c(nvidia_device, native, dtype):
+def test_addmm_with_other_shapes_of_c(gpu_device, native, dtype):
     M, K, N = 8, 12, 10
     mat1, mat2 = make((M, K), dtype, seed=1), make((K, N), dtype, seed=2)
     # (storage, view): the view is taken on the device copy too (.to() would make a strided view contiguous).
@@ -117,27 +117,27 @@ def test_addmm_with_other_shapes_of_c(nvidia_device, native, dtype):
              (make((2 * N,), dtype, seed=7), lambda t: t[::2])]    # a strided 1-D bias
     for storage, view in cases:
         with native():
-            got = torch.addmm(view(storage.to(nvidia_device)), mat1.to(nvidia_device), mat2.to(nvidia_device))
+            got = torch.addmm(view(storage.to(gpu_device)), mat1.to(gpu_device), mat2.to(gpu_device))
         check(got, reference_addmm(view(storage), mat1, mat2), dtype)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_repeated_shape_with_other_bias_and_alignments(nvidia_device, native, dtype):
+def test_repeated_shape_with_other_bias_and_alignments(gpu_device, native, dtype):
     # A repeated shape reuses what cuBLASLt prepared for it: each call must still add its own bias, from
     # whatever (differently aligned) address it starts at, and write its own output.
     M, K, N = 9, 32, 24
     weight = make((N, K), dtype, seed=1)
     storages = [make((N + 8,), dtype, seed=2), make((N + 8,), dtype, seed=3)]
-    on_device = [s.to(nvidia_device) for s in storages]
+    on_device = [s.to(gpu_device) for s in storages]
     for step, (which, offset) in enumerate([(0, 0), (1, 0), (0, 1), (1, 1), (0, 8), (1, 3), (0, 0)]):
         x = make((M, K), dtype, seed=10 + step)
         with native():
-            got = F.linear(x.to(nvidia_device), weight.to(nvidia_device), on_device[which][offset:offset + N])
+            got = F.linear(x.to(gpu_device), weight.to(gpu_device), on_device[which][offset:offset + N])
         check(got, reference_addmm(storages[which][offset:offset + N], x, weight.t()), dtype)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_linear_backward_matches_cpu(nvidia_device, native, dtype):
+def test_linear_backward_matches_cpu(gpu_device, native, dtype):
     x, weight, bias = make((6, 20), dtype), make((15, 20), dtype, seed=1), make((15,), dtype, seed=2)
     grad = make((6, 15), dtype, seed=3)
 
@@ -149,15 +149,15 @@ def test_linear_backward_matches_cpu(nvidia_device, native, dtype):
 
     want, want_grads = run("cpu", torch.float64)
     with native():
-        got, got_grads = run(nvidia_device, dtype)
+        got, got_grads = run(gpu_device, dtype)
     check(got, want.to(dtype), dtype)
     for g, w in zip(got_grads, want_grads):
         check(g, w.to(dtype), dtype)
 
 
-def test_double_addmm_with_bias(nvidia_device, native):
+def test_double_addmm_with_bias(gpu_device, native):
     # float64 keeps the cuBLAS path.
     bias, mat1, mat2 = make((13,), torch.float64), make((7, 9), torch.float64, seed=1), make((9, 13), torch.float64, seed=2)
     with native():
-        got = torch.addmm(bias.to(nvidia_device), mat1.to(nvidia_device), mat2.to(nvidia_device))
+        got = torch.addmm(bias.to(gpu_device), mat1.to(gpu_device), mat2.to(gpu_device))
     assert_close(got, torch.addmm(bias, mat1, mat2))

@@ -1,4 +1,4 @@
-"""Native NVIDIA random kernels (Philox4x32-10): reproducibility under manual_seed and the rng state,
+"""Native GPU random kernels (Philox4x32-10): reproducibility under manual_seed and the rng state,
 distribution statistics, bernoulli, randint (random_) and randperm, in strict mode."""
 import math
 
@@ -11,9 +11,9 @@ N = 1 << 20
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-def test_uniform_statistics_and_bounds(nvidia_device, native, dtype):
+def test_uniform_statistics_and_bounds(gpu_device, native, dtype):
     with native():
-        x = torch.empty(N, device=nvidia_device, dtype=dtype).uniform_(-2, 3)
+        x = torch.empty(N, device=gpu_device, dtype=dtype).uniform_(-2, 3)
     x = x.cpu().double()
     assert x.min() >= -2 and x.max() < 3
     assert abs(x.mean().item() - 0.5) < 0.02
@@ -21,21 +21,21 @@ def test_uniform_statistics_and_bounds(nvidia_device, native, dtype):
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-def test_normal_statistics(nvidia_device, native, dtype):
+def test_normal_statistics(gpu_device, native, dtype):
     with native():
-        x = torch.randn(N, device=nvidia_device, dtype=dtype) * 1  # randn = empty + normal_
-        y = torch.empty(N, device=nvidia_device, dtype=dtype).normal_(3, 0.5)
+        x = torch.randn(N, device=gpu_device, dtype=dtype) * 1  # randn = empty + normal_
+        y = torch.empty(N, device=gpu_device, dtype=dtype).normal_(3, 0.5)
     x, y = x.cpu().double(), y.cpu().double()
     assert abs(x.mean().item()) < 0.01 and abs(x.std().item() - 1) < 0.02
     assert abs(y.mean().item() - 3) < 0.02 and abs(y.std().item() - 0.5) < 0.01
     assert torch.isfinite(x).all()
 
 
-def test_same_seed_same_numbers(nvidia_device, native):
+def test_same_seed_same_numbers(gpu_device, native):
     def draw():
-        return [torch.rand(1000, device=nvidia_device), torch.randn(3, 7, device=nvidia_device),
-                torch.randperm(500, device=nvidia_device), torch.randint(0, 10, (100,), device=nvidia_device),
-                torch.bernoulli(torch.full((100,), 0.5, device=nvidia_device))]
+        return [torch.rand(1000, device=gpu_device), torch.randn(3, 7, device=gpu_device),
+                torch.randperm(500, device=gpu_device), torch.randint(0, 10, (100,), device=gpu_device),
+                torch.bernoulli(torch.full((100,), 0.5, device=gpu_device))]
 
     with native():
         torch.manual_seed(42)
@@ -50,42 +50,42 @@ def test_same_seed_same_numbers(nvidia_device, native):
     assert not torch.equal(first[1].cpu(), third[1].cpu())
 
 
-def test_consecutive_draws_differ_and_state_round_trips(nvidia_device, native):
+def test_consecutive_draws_differ_and_state_round_trips(gpu_device, native):
     with native():
         torch.hal.manual_seed(7)
-        a = torch.rand(100, device=nvidia_device)
-        b = torch.rand(100, device=nvidia_device)
-        state = torch.hal.get_rng_state(nvidia_device)
-        c = torch.rand(100, device=nvidia_device)
-        torch.hal.set_rng_state(state, nvidia_device)
-        d = torch.rand(100, device=nvidia_device)
+        a = torch.rand(100, device=gpu_device)
+        b = torch.rand(100, device=gpu_device)
+        state = torch.hal.get_rng_state(gpu_device)
+        c = torch.rand(100, device=gpu_device)
+        torch.hal.set_rng_state(state, gpu_device)
+        d = torch.rand(100, device=gpu_device)
     assert not torch.equal(a.cpu(), b.cpu())
     assert torch.equal(c.cpu(), d.cpu())
 
 
-def test_explicit_generator(nvidia_device, native):
+def test_explicit_generator(gpu_device, native):
     with native():
-        g = torch.Generator(device=nvidia_device).manual_seed(5)
-        a = torch.randn(64, device=nvidia_device, generator=g)
+        g = torch.Generator(device=gpu_device).manual_seed(5)
+        a = torch.randn(64, device=gpu_device, generator=g)
         g.manual_seed(5)
-        b = torch.randn(64, device=nvidia_device, generator=g)
+        b = torch.randn(64, device=gpu_device, generator=g)
     assert torch.equal(a.cpu(), b.cpu())
 
 
-def test_non_contiguous_output(nvidia_device, native):
+def test_non_contiguous_output(gpu_device, native):
     with native():
         torch.manual_seed(1)
-        base = torch.zeros(64, 64, device=nvidia_device)
+        base = torch.zeros(64, 64, device=gpu_device)
         base.t()[::2].uniform_(1, 2)
     base = base.cpu()
     assert (base[:, ::2] >= 1).all() and (base[:, 1::2] == 0).all()
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bool, torch.int64, torch.uint8])
-def test_bernoulli_rates(nvidia_device, native, dtype):
+def test_bernoulli_rates(gpu_device, native, dtype):
     with native():
-        x = torch.empty(N, device=nvidia_device, dtype=dtype).bernoulli_(0.3)
-        p = torch.linspace(0, 1, 11).repeat_interleave(N // 16).to(nvidia_device)
+        x = torch.empty(N, device=gpu_device, dtype=dtype).bernoulli_(0.3)
+        p = torch.linspace(0, 1, 11).repeat_interleave(N // 16).to(gpu_device)
         y = torch.bernoulli(p)
     assert abs(x.cpu().double().mean().item() - 0.3) < 0.005
     assert set(x.cpu().double().unique().tolist()) <= {0.0, 1.0}
@@ -95,9 +95,9 @@ def test_bernoulli_rates(nvidia_device, native, dtype):
 
 # (1 << 21) + 1 sorts 2^22 keys, 32 MiB: more scratch than a stream keeps, so it takes memory of its own.
 @pytest.mark.parametrize("n", [0, 1, 2, 7, 2048, 2049, 100_000, 1 << 20, (1 << 21) + 1])
-def test_randperm_is_a_permutation(nvidia_device, native, n):
+def test_randperm_is_a_permutation(gpu_device, native, n):
     with native():
-        perm = torch.randperm(n, device=nvidia_device)
+        perm = torch.randperm(n, device=gpu_device)
     perm = perm.cpu()
     assert perm.dtype == torch.int64
     assert torch.equal(perm.sort().values, torch.arange(n))
@@ -108,28 +108,28 @@ def test_randperm_is_a_permutation(nvidia_device, native, n):
 
 @pytest.mark.parametrize("dtype,low,high", [(torch.int64, -5, 5), (torch.int32, 0, 1000), (torch.uint8, 0, 256),
                                             (torch.int8, -128, 128), (torch.int64, -(2**40), 2**40)])
-def test_randint_range(nvidia_device, native, dtype, low, high):
+def test_randint_range(gpu_device, native, dtype, low, high):
     with native():
-        x = torch.randint(low, high, (N,), device=nvidia_device, dtype=dtype)
+        x = torch.randint(low, high, (N,), device=gpu_device, dtype=dtype)
     x = x.cpu().double()
     assert x.min() >= low and x.max() < high
     assert abs(x.mean().item() - (low + high - 1) / 2) < (high - low) * 0.01
 
 
-def test_random_default_range(nvidia_device, native):
+def test_random_default_range(gpu_device, native):
     with native():
-        x = torch.empty(N, device=nvidia_device, dtype=torch.int64).random_()
-        b = torch.empty(N, device=nvidia_device, dtype=torch.bool).random_()
+        x = torch.empty(N, device=gpu_device, dtype=torch.int64).random_()
+        b = torch.empty(N, device=gpu_device, dtype=torch.bool).random_()
     assert (x.cpu() >= 0).all() and x.cpu().double().mean().item() > 2**61
     assert abs(b.cpu().double().mean().item() - 0.5) < 0.01
 
 
-def test_bad_arguments_raise(nvidia_device):
+def test_bad_arguments_raise(gpu_device):
     with pytest.raises(RuntimeError, match="from"):
-        torch.empty(3, device=nvidia_device).uniform_(2, 1)
+        torch.empty(3, device=gpu_device).uniform_(2, 1)
     with pytest.raises(RuntimeError, match="std"):
-        torch.empty(3, device=nvidia_device).normal_(0, -1)
+        torch.empty(3, device=gpu_device).normal_(0, -1)
     with pytest.raises(RuntimeError, match="bernoulli_ expects p"):
-        torch.empty(3, device=nvidia_device).bernoulli_(1.5)
+        torch.empty(3, device=gpu_device).bernoulli_(1.5)
     with pytest.raises(RuntimeError, match="negative dimension"):
-        torch.randperm(-1, device=nvidia_device)
+        torch.randperm(-1, device=gpu_device)

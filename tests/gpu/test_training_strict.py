@@ -1,24 +1,17 @@
-"""Training on an NVIDIA GPU as a hal device, in strict mode: every op of an MLP step and of a transformer
+"""Training on a GPU as a hal device, in strict mode: every op of an MLP step and of a transformer
 block step (embedding, layer norm, attention through matmul and softmax, GELU, cross entropy, AdamW) must
 run as a native kernel; any op reaching the CPU fallback raises. Losses are compared with the CPU's from
 the same initial weights (not torch.cuda's: with hal registered, PyTorch's autograd refuses backward over
-cuda tensors in the same process, pytorch/pytorch#161129). Skips without an NVIDIA hal device."""
+cuda tensors in the same process, pytorch/pytorch#161129). Skips without a GPU hal device."""
 import pytest
 import torch
 
 import torch_hal  # noqa: F401
+from conftest import gpu_hal_index
 from torch_hal.reference_models import TinyTransformer, mlp, training_step, transformer_batch
 
-
-def nvidia_device():
-    for i in range(torch.hal.device_count()):
-        if torch.hal.get_device_properties(i).vendor.lower() == "nvidia":
-            return torch.device("hal", i)
-    return None
-
-
-DEVICE = nvidia_device()
-pytestmark = pytest.mark.skipif(DEVICE is None, reason="no NVIDIA GPU among the hal devices")
+DEVICE = None if gpu_hal_index() is None else torch.device("hal", gpu_hal_index())
+pytestmark = pytest.mark.skipif(DEVICE is None, reason="no GPU among the hal devices")
 
 
 @pytest.fixture
@@ -70,4 +63,4 @@ def test_quickstart_runs_on_the_gpu():
     out = subprocess.run([sys.executable, str(root / "demos" / "quickstart.py"), "--steps", "30"],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert "nvidia" in out.stdout.lower()
+    assert torch.hal.get_device_properties(DEVICE.index).vendor.lower() in out.stdout.lower()

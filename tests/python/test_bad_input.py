@@ -117,3 +117,20 @@ def test_strict_context_manager_in_process():
         # On the host device CPU kernels run in place: nothing falls back.
         assert torch.nn.functional.gelu(x).device.type == "hal"
     assert not torch.hal.is_strict()
+
+
+def test_autoload_warning_of_a_missing_native_module_reads_once():
+    # torch's autoload of torch_hal must warn, not fail, and say the fix once (it used to read "checkout.. Rebuild").
+    out = run_python(
+        "import sys, warnings; warnings.simplefilter('always')\n"
+        "import torch\n"
+        "sys.modules['torch_hal._C'] = None  # as if the native module were missing\n"
+        "import torch_hal_autoload\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    torch_hal_autoload.load()\n"
+        "print('WARNED', *[str(w.message) for w in caught])",
+        TORCH_DEVICE_BACKEND_AUTOLOAD="0")
+    assert out.returncode == 0, out.stderr
+    warned = out.stdout.split("WARNED", 1)[1]
+    assert "native module is missing" in warned and ".." not in warned, warned
+    assert warned.count("pip install") == 1 and "TORCH_DEVICE_BACKEND_AUTOLOAD=0" in warned, warned

@@ -1,13 +1,42 @@
 #include "adapter_context.h"
 
+#include <memory>
+
 namespace hal_amd {
 namespace {
 
 thread_local std::string t_last_error;
+std::unique_ptr<DeviceState[]> g_devices;
 
 }  // namespace
 
 const HipApi& hip() { return *hip_api(nullptr); }
+
+void create_device_states(int count) { g_devices = std::make_unique<DeviceState[]>(count); }
+void destroy_device_states() { g_devices.reset(); }
+DeviceState& device_state(int device) { return g_devices[device]; }
+
+RocblasHandle::~RocblasHandle() {
+  if (handle_) (void)api_->destroy_handle(handle_);  // cleanup: a failure only leaks
+}
+
+rocblas_handle RocblasHandle::get(const RocblasApi& api, std::string* why) {
+  if (handle_) return handle_;
+  const rocblas_status status = api.create_handle(&handle_);
+  if (status != kRocblasSuccess) {
+    handle_ = nullptr;
+    if (why) *why = std::string("rocblas_create_handle: ") + api.status_to_string(status);
+    return nullptr;
+  }
+  api_ = &api;
+  return handle_;
+}
+
+hal_status_t use_device(int device) {
+  int current = -1;
+  if (hip().GetDevice(&current) == hipSuccess && current == device) return HAL_STATUS_SUCCESS;
+  return check(hip().SetDevice(device), "hipSetDevice(" + std::to_string(device) + ")");
+}
 
 hal_status_t fail(hal_status_t status, const std::string& message) {
   try {

@@ -1,8 +1,8 @@
 // The AMD adapter: hal devices for AMD GPUs over the HIP runtime, loaded with dlopen (hip_api.cpp) so the
 // library loads everywhere and says why AMD GPUs are unavailable (no ROCm runtime, no AMD GPU, an
 // architecture it holds no code for). Native kernels come from the GPU kernel library, compiled by hipcc
-// into code objects for several gfx architectures (code_objects.h); GEMMs fall back to the core until
-// rocBLAS/hipBLASLt are loaded here.
+// into code objects for several gfx architectures (code_objects.h); GEMMs go to rocBLAS, also loaded with
+// dlopen (gemm.cpp).
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -24,7 +24,7 @@ hal_status_t use(int32_t device) {
   if (device < 0 || device >= g_device_count) {
     return fail(HAL_STATUS_INVALID_ARGUMENT, "AMD GPU " + std::to_string(device) + " does not exist");
   }
-  return check(hip().SetDevice(device), "hipSetDevice(" + std::to_string(device) + ")");
+  return use_device(device);
 }
 
 hal_status_t initialize() {
@@ -42,11 +42,15 @@ hal_status_t initialize() {
   for (int device = 0; device < count; ++device) {
     if (device_architecture(*api, device, &why).empty()) return fail(HAL_STATUS_UNAVAILABLE, why);
   }
+  create_device_states(count);
   g_device_count = count;
   return HAL_STATUS_SUCCESS;
 }
 
-void shutdown() noexcept { g_device_count = 0; }
+void shutdown() noexcept {
+  destroy_device_states();  // the scratch buffers, freed while the runtime is still up
+  g_device_count = 0;
+}
 
 hal_status_t device_count(int32_t* count) {
   *count = g_device_count;
@@ -140,6 +144,8 @@ hal_status_t stream_create(int32_t device, int32_t /*priority*/, hal_stream_t* s
 }
 hal_status_t stream_destroy(int32_t device, hal_stream_t stream) {
   if (hal_status_t s = use(device); s != HAL_STATUS_SUCCESS) return s;
+  // The stream's scratch goes first: a stream made later may get the same handle.
+  device_state(device).scratch.forget(reinterpret_cast<cudaStream_t>(stream));
   return check(hip().StreamDestroy(stream_of(stream)), "hipStreamDestroy");
 }
 hal_status_t stream_synchronize(int32_t device, hal_stream_t stream) {

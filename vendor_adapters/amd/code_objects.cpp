@@ -24,6 +24,9 @@ struct CodeObject {
 
 struct Bundle {
   std::vector<CodeObject> code_objects;
+  // HIP's NVIDIA platform (the test build that runs this adapter on NVIDIA GPUs, nvidia_platform/): nvcc's
+  // fat binary, loaded whole (the driver picks the SASS or PTX it runs); code_objects then name its entries.
+  const char* cuda_fatbin = nullptr;
   std::map<int, hipModule_t> modules;  // by device, once loaded
   std::map<int, std::string> archs;    // by device: the architecture whose code object loaded there
 };
@@ -38,6 +41,33 @@ uint64_t read_u64(const char* p) {
   uint64_t v;
   std::memcpy(&v, p, sizeof(v));
   return v;
+}
+
+// nvcc's fat binary: a 16-byte header (magic, version, header size, payload size), then entries, each with
+// its kind (1 PTX, 2 SASS), header size, payload size and, 28 bytes in, the SM version it holds.
+constexpr uint32_t kCudaFatbinMagic = 0xBA55ED50u;
+
+uint32_t read_u32(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+std::vector<CodeObject> parse_cuda_fatbin(const char* fatbin) {
+  std::vector<CodeObject> out;
+  const uint16_t header_size = static_cast<uint16_t>(read_u32(fatbin + 4) >> 16);
+  const uint64_t payload_size = read_u64(fatbin + 8);
+  for (uint64_t at = 0; at + 32 <= payload_size && out.size() < 64;) {
+    const char* entry = fatbin + header_size + at;
+    const uint16_t kind = static_cast<uint16_t>(read_u32(entry) & 0xFFFFu);
+    const uint32_t entry_header = read_u32(entry + 4);
+    const uint64_t entry_payload = read_u64(entry + 8);
+    const uint32_t sm = read_u32(entry + 28);
+    if (entry_header == 0) break;
+    out.push_back(CodeObject{(kind == 1 ? "compute_" : "sm_") + std::to_string(sm), fatbin, 0});
+    at += entry_header + entry_payload;
+  }
+  return out;
 }
 
 std::vector<CodeObject> parse_bundle(const char* bundle) {
@@ -89,9 +119,29 @@ std::vector<std::string> architectures_locked(const Registry& r) {
   return {common.begin(), common.end()};
 }
 
+int attribute(const HipApi& api, int device, HipAttribute which) {
+  int value = 0;
+  return api.DeviceGetAttribute(&value, which, device) == hipSuccess ? value : 0;
+}
+
 // Loads the code object of `bundle` that `device`'s architecture runs; nullptr (and why) when none does.
 hipModule_t module_for(const HipApi& api, Bundle& bundle, int device, std::string* why) {
   if (auto it = bundle.modules.find(device); it != bundle.modules.end()) return it->second;
+  // A module belongs to the current device: load it on `device`, not on whichever is current.
+  int current = -1;
+  if (api.GetDevice(&current) != hipSuccess || current != device) (void)api.SetDevice(device);
+  if (bundle.cuda_fatbin) {
+    hipModule_t module = nullptr;
+    const hipError_t error = api.ModuleLoadData(&module, bundle.cuda_fatbin);
+    if (error == hipSuccess) {
+      bundle.modules[device] = module;
+      bundle.archs[device] = "sm_" + std::to_string(attribute(api, device, kAttrComputeCapabilityMajor)) +
+                             std::to_string(attribute(api, device, kAttrComputeCapabilityMinor));
+      return module;
+    }
+    if (why) *why = "GPU " + std::to_string(device) + " loads none of this build's CUDA code: " + hip_error_text(error);
+    return nullptr;
+  }
   for (const CodeObject& object : bundle.code_objects) {
     hipModule_t module = nullptr;
     if (api.ModuleLoadData(&module, object.data) == hipSuccess) {
@@ -115,7 +165,13 @@ void** register_bundle(const void* bundle) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   auto record = std::make_unique<Bundle>();
-  record->code_objects = parse_bundle(static_cast<const char*>(bundle));
+  const char* data = static_cast<const char*>(bundle);
+  if (read_u32(data) == kCudaFatbinMagic) {
+    record->cuda_fatbin = data;
+    record->code_objects = parse_cuda_fatbin(data);
+  } else {
+    record->code_objects = parse_bundle(data);
+  }
   r.bundles.push_back(std::move(record));
   return reinterpret_cast<void**>(r.bundles.back().get());
 }

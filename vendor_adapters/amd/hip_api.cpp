@@ -4,6 +4,8 @@
 
 #include <memory>
 
+#include "dl_symbols.h"
+
 namespace hal_amd {
 namespace {
 
@@ -14,13 +16,6 @@ struct LoadedRuntime {
   bool ok = false;
   std::string why;
 };
-
-template <class Fn>
-bool resolve(void* library, const char* name, Fn& slot, std::string& missing) {
-  slot = reinterpret_cast<Fn>(dlsym(library, name));
-  if (!slot && missing.empty()) missing = name;
-  return slot != nullptr;
-}
 
 LoadedRuntime load() {
   LoadedRuntime out;
@@ -39,6 +34,7 @@ LoadedRuntime load() {
   std::string missing;
   resolve(library, "hipInit", a.Init, missing);
   resolve(library, "hipGetDeviceCount", a.GetDeviceCount, missing);
+  resolve(library, "hipGetDevice", a.GetDevice, missing);
   resolve(library, "hipSetDevice", a.SetDevice, missing);
   resolve(library, "hipDeviceGetAttribute", a.DeviceGetAttribute, missing);
   resolve(library, "hipDeviceGetName", a.DeviceGetName, missing);

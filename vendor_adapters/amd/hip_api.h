@@ -43,6 +43,7 @@ constexpr int kMemcpyDefault = 4;  // hipMemcpyDefault: the runtime tells the di
 struct HipApi {
   hipError_t (*Init)(unsigned);
   hipError_t (*GetDeviceCount)(int*);
+  hipError_t (*GetDevice)(int*);
   hipError_t (*SetDevice)(int);
   hipError_t (*DeviceGetAttribute)(int*, int, int);
   hipError_t (*DeviceGetName)(char*, int, int);

@@ -7,6 +7,7 @@
 #include "code_objects.h"
 #include "kernels/adapter_services.h"
 #include "kernels/kernel_launch.h"
+#include "kernels/stream_scratch_cache.h"
 
 namespace hal_gpu {
 
@@ -31,17 +32,17 @@ hal_status_t copy_device_async(void* dst, const void* src, size_t bytes, cudaStr
   return error == hipSuccess ? HAL_STATUS_SUCCESS : fail(HAL_STATUS_DEVICE_ERROR, (std::string(what) + ": " + hip_error_text(error)).c_str());
 }
 
-// Scratch without a retained per-stream buffer yet: memory of its own per lease. hipFree waits for the
-// device, so the kernels queued with the memory are done before it goes.
-StreamScratch::StreamScratch(int32_t /*device*/, cudaStream_t stream, size_t bytes) : stream_(stream) {
-  if (bytes == 0) return;
-  own_memory_ = hip().Malloc(&ptr_, bytes) == hipSuccess;
-  ok_ = own_memory_;
+// Scratch memory for the per-stream cache (kernels/stream_scratch_cache.h). HIP 5 has no stream-ordered
+// allocator everywhere, so a buffer grows with hipMalloc and goes with hipFree, which waits for the device
+// (and so for the kernels queued with it); the cache makes both rare.
+void* scratch_allocate(size_t bytes, cudaStream_t /*stream*/) {
+  void* ptr = nullptr;
+  return hip().Malloc(&ptr, bytes) == hipSuccess ? ptr : nullptr;
 }
 
-StreamScratch::~StreamScratch() {
-  if (own_memory_) (void)hip().Free(ptr_);
-}
+void scratch_free(void* ptr, cudaStream_t /*stream*/) { (void)hip().Free(ptr); }  // cleanup: a failure only leaks
+
+StreamScratchCache& scratch_cache(int32_t device) { return hal_amd::device_state(device).scratch; }
 
 namespace launch_detail {
 

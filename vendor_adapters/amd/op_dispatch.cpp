@@ -1,5 +1,5 @@
-// Native ops on AMD GPUs: the kernel library's families (kernels/op_families.h) on the op's stream. GEMM
-// has no family here yet (rocBLAS is not loaded): it answers NOT_SUPPORTED and the core falls back.
+// Native ops on AMD GPUs: the kernel library's families (kernels/op_families.h) on the op's stream; GEMM's
+// family is gemm.cpp (rocBLAS).
 #include <string>
 
 #include "adapter_context.h"
@@ -23,7 +23,7 @@ hal_status_t launch_op(int32_t device, hal_op_t op, hal_stream_t stream, const h
                        hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars) {
   const hal_gpu::Family family = hal_gpu::family_of(op);
   if (!family) return no_kernel(op);
-  if (hal_status_t s = check(hip().SetDevice(device), "hipSetDevice"); s != HAL_STATUS_SUCCESS) return s;
+  if (hal_status_t s = use_device(device); s != HAL_STATUS_SUCCESS) return s;
   hal_gpu::OpCall call{op, device, reinterpret_cast<cudaStream_t>(stream), inputs, num_inputs, outputs, num_outputs,
                        scalars, num_scalars};
   return family(call);

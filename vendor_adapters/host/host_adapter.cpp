@@ -11,6 +11,8 @@
 //   TORCH_HAL_HOST_ACCESSIBLE  "0" reports the memory as not host-accessible, so the glue treats this
 //                           device as it treats a discrete GPU (copies, the counted CPU fallback): the way to
 //                           test that path on a machine without one. Default "1".
+// Unset or empty means the default; any other value that does not parse strictly makes initialize() fail
+// with a message naming the variable and what it accepts (torch_hal.adapters() shows it as the reason).
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -126,24 +128,61 @@ bool aligned_size(uint64_t size, uint64_t* out) {
   return true;
 }
 
-// "8G", "512M", "1.5T", "1073741824": binary multiples. Returns false on anything else.
-bool parse_bytes(const char* text, uint64_t* out) {
-  char* end = nullptr;
-  double value = std::strtod(text, &end);
-  if (end == text || !(value > 0)) return false;
-  double scale = 1;
-  switch (std::toupper(static_cast<unsigned char>(*end))) {
-    case 'K': scale = 1024.0; ++end; break;
-    case 'M': scale = 1024.0 * 1024; ++end; break;
-    case 'G': scale = 1024.0 * 1024 * 1024; ++end; break;
-    case 'T': scale = 1024.0 * 1024 * 1024 * 1024; ++end; break;
-    default: break;
+// A setting of this adapter: nullptr when unset or empty (empty means the default, as for the core's
+// variables in csrc/hal/environment.h).
+const char* setting(const char* name) {
+  const char* value = std::getenv(name);
+  return value && *value ? value : nullptr;
+}
+
+// Whether `text` is a non-empty run of decimal digits and nothing else.
+bool all_digits(const char* text) {
+  if (!*text) return false;
+  for (const char* p = text; *p; ++p) {
+    if (!std::isdigit(static_cast<unsigned char>(*p))) return false;
   }
-  if (*end == 'i' || *end == 'I') ++end;
-  if (*end == 'B' || *end == 'b') ++end;
-  if (*end != '\0') return false;
-  const double bytes = std::round(value * scale);
-  // "inf", "1e30G": not representable (llround of them is undefined), so not a size.
+  return true;
+}
+
+// A device count: plain digits, at most `max`. strtol alone would take " 3", "+3" and "3 " (and atoi
+// "3abc"), so that a typo would silently mean something.
+bool parse_count(const char* text, long max, long* out) {
+  if (!all_digits(text) || std::strlen(text) > 9) return false;
+  *out = std::strtol(text, nullptr, 10);
+  return *out <= max;
+}
+
+// "8G", "512M", "1.5T", "8GiB", "64KB", "1073741824": digits with an optional fraction, then an optional
+// K/M/G/T (binary multiples, optionally followed by "i"), then an optional "B". Nothing else: no sign,
+// space, exponent, hexadecimal or trailing text, which strtod alone would take (" 8G", "0x10", "1e3").
+bool parse_bytes(const char* text, uint64_t* out) {
+  const char* p = text;
+  const auto skip_digits = [&p] {
+    const char* start = p;
+    while (std::isdigit(static_cast<unsigned char>(*p))) ++p;
+    return p > start;
+  };
+  if (!skip_digits()) return false;
+  if (*p == '.' && (++p, !skip_digits())) return false;
+  const std::string number(text, p);
+  double scale = 1;
+  switch (std::toupper(static_cast<unsigned char>(*p))) {
+    case 'K': scale = 1024.0; break;
+    case 'M': scale = 1024.0 * 1024; break;
+    case 'G': scale = 1024.0 * 1024 * 1024; break;
+    case 'T': scale = 1024.0 * 1024 * 1024 * 1024; break;
+    default: scale = 0; break;
+  }
+  if (scale != 0) {
+    ++p;
+    if (*p == 'i' || *p == 'I') ++p;
+  } else {
+    scale = 1;
+  }
+  if (*p == 'B' || *p == 'b') ++p;
+  if (*p != '\0') return false;
+  const double bytes = std::round(std::strtod(number.c_str(), nullptr) * scale);
+  // "99999999999999999999999G": not representable (the cast of it would be undefined), so not a size.
   if (!std::isfinite(bytes) || bytes >= 18446744073709551616.0 /* 2^64 */) return false;
   *out = static_cast<uint64_t>(bytes);
   return *out > 0;
@@ -179,20 +218,22 @@ hal_status_t initialize() {
   }
 
   long count = 1;
-  if (const char* env = std::getenv("TORCH_HAL_HOST_DEVICES")) {
-    char* end = nullptr;
-    count = std::strtol(env, &end, 10);
-    // 256: the core numbers at most that many devices in a process (hal::DeviceRegistry::kMaxDevices).
-    if (end == env || *end != '\0' || count < 0 || count > 256) {
+  if (const char* env = setting("TORCH_HAL_HOST_DEVICES")) {
+    // 127: the core numbers at most that many devices in a process (hal::DeviceRegistry::kMaxDevices,
+    // bounded by PyTorch's 8-bit device index).
+    if (!parse_count(env, 127, &count)) {
       return fail(HAL_STATUS_INVALID_ARGUMENT,
-                  std::string("TORCH_HAL_HOST_DEVICES='") + env + "' is not a device count between 0 and 256");
+                  std::string("TORCH_HAL_HOST_DEVICES='") + env +
+                      "' is not a device count: use a whole number between 0 and 127 (plain digits), or unset it "
+                      "for 1");
     }
   }
   uint64_t capacity = 0;
-  if (const char* env = std::getenv("TORCH_HAL_HOST_MEMORY")) {
+  if (const char* env = setting("TORCH_HAL_HOST_MEMORY")) {
     if (!parse_bytes(env, &capacity)) {
       return fail(HAL_STATUS_INVALID_ARGUMENT, std::string("TORCH_HAL_HOST_MEMORY='") + env +
-                                                   "' is not a size: use bytes or a K/M/G/T suffix, e.g. 8G");
+                                                   "' is not a size: use a positive number of bytes, optionally with a K/M/G/T "
+                                                   "suffix, e.g. 8G or 512M, or unset it for half the RAM");
     }
   } else {
     const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
@@ -201,9 +242,10 @@ hal_status_t initialize() {
   }
 
   auto state = std::make_unique<AdapterState>();
-  if (const char* env = std::getenv("TORCH_HAL_HOST_ACCESSIBLE")) {
+  if (const char* env = setting("TORCH_HAL_HOST_ACCESSIBLE")) {
     if (std::strcmp(env, "0") != 0 && std::strcmp(env, "1") != 0) {
-      return fail(HAL_STATUS_INVALID_ARGUMENT, std::string("TORCH_HAL_HOST_ACCESSIBLE='") + env + "' must be 0 or 1");
+      return fail(HAL_STATUS_INVALID_ARGUMENT, std::string("TORCH_HAL_HOST_ACCESSIBLE='") + env +
+                                                   "' must be 0 or 1 (or unset, which is 1)");
     }
     state->host_accessible = std::strcmp(env, "1") == 0;
   }

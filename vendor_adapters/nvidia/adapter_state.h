@@ -13,7 +13,7 @@
 
 #include "blas_context.h"
 #include "cuda_handles.h"
-#include "stream_scratch.h"
+#include "kernels/stream_scratch_cache.h"
 #include "torch_hal/adapter.h"
 
 // The opaque handles of adapter.h. A stream or event belongs to the device it was made on; the core passes
@@ -44,7 +44,7 @@ struct DeviceState {
   std::vector<Peer> peer;
 
   BlasContext blas;
-  StreamScratchCache scratch;  // after the default stream: its buffers are freed on their streams first
+  hal_gpu::StreamScratchCache scratch;  // after the default stream: its buffers are freed on their streams first
 };
 
 struct AdapterState {

@@ -18,11 +18,13 @@
 #include "cublas_library.h"
 #include "cublaslt_library.h"
 #include "cuda_handles.h"
-#include "library_handle.h"
+#include "kernels/library_handle.h"
 #include "lt_bias_gemm.h"
 #include "torch_hal/adapter.h"
 
 namespace hal_nvidia {
+
+using hal_gpu::LibraryHandle;
 
 class BlasContext {
  public:

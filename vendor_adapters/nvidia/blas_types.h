@@ -5,10 +5,16 @@
 #include <library_types.h>  // cudaDataType_t
 
 #include "cublas_library.h"
-#include "gemm_plan.h"
+#include "kernels/gemm_plan.h"
 #include "torch_hal/adapter.h"
 
 namespace hal_nvidia {
+
+// The plan is the kernel library's (shared with the AMD adapter's rocBLAS path).
+using hal_gpu::BlasOperand;
+using hal_gpu::GemmPlan;
+using hal_gpu::GemmType;
+using hal_gpu::plan_gemm;
 
 inline cudaDataType_t cuda_type(GemmType t) {
   switch (t) {

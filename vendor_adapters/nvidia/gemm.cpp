@@ -9,7 +9,8 @@
 #include "cublas_library.h"
 #include "cublaslt_library.h"
 #include "cuda_status.h"
-#include "gemm_plan.h"
+#include "kernels/gemm_plan.h"
+#include "kernels/gemm_prologue.h"
 #include "kernels/op_call.h"
 #include "kernels/scale_into.h"
 #include "lt_bias_gemm.h"
@@ -61,21 +62,10 @@ using namespace hal_nvidia;
 
 hal_status_t launch_gemm(const OpCall& call) {
   GemmPlan plan;
-  std::string why;
-  const char* op_name = call.op == HAL_OP_GEMM ? "GEMM" : "MATMUL";
-  if (hal_status_t s = plan_gemm(call.op, call.inputs, call.num_inputs, call.outputs, call.num_outputs, call.scalars,
-                                 call.num_scalars, &plan, &why);
-      s != HAL_STATUS_SUCCESS) {
-    return fail(s, std::string("NVIDIA ") + op_name + " " + why);
-  }
-  if (plan.empty) return HAL_STATUS_SUCCESS;
+  bool done = false;
+  if (hal_status_t s = plan_or_finish_gemm(call, "NVIDIA", &plan, &done); s != HAL_STATUS_SUCCESS || done) return s;
   const hal_tensor_t& out = call.outputs[0];
-  // K == 0: a b is all zeros, so out = beta c (or 0), without cuBLAS.
-  if (plan.k == 0) {
-    if (plan.c_is_out && plan.beta == 1.0) return HAL_STATUS_SUCCESS;
-    return scale_into(out, plan.c, plan.beta, call.device, call.stream);
-  }
-
+  std::string why;
   // What can refuse (NOT_SUPPORTED must leave no trace) comes before the first write to `out`; only
   // cuBLAS itself refusing the call, which the plan's checks make unexpected, would come after it.
   const CublasApi* api = cublas(&why);

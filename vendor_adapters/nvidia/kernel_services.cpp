@@ -1,12 +1,15 @@
 // The services the GPU kernel library (vendor_adapters/gpu_kernels, kernels/adapter_services.h) asks of
-// the adapter it is compiled into, over the CUDA runtime. StreamScratch is in stream_scratch.cpp and the
-// launch itself in kernel_launch.cpp.
+// the adapter it is compiled into, over the CUDA runtime: scratch memory ordered on its stream
+// (cudaMallocAsync), so that growing a stream's buffer never waits for the device. The launch itself is in
+// kernel_launch.cpp.
 #include <cuda_runtime_api.h>
 
 #include <string>
 
+#include "adapter_state.h"
 #include "cuda_status.h"
 #include "kernels/adapter_services.h"
+#include "kernels/stream_scratch_cache.h"
 
 namespace hal_gpu {
 
@@ -28,5 +31,20 @@ hal_status_t memset_async(void* ptr, int value, size_t bytes, cudaStream_t strea
 hal_status_t copy_device_async(void* dst, const void* src, size_t bytes, cudaStream_t stream, const char* what) {
   return hal_nvidia::check_queued(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream), what);
 }
+
+void* scratch_allocate(size_t bytes, cudaStream_t stream) {
+  void* ptr = nullptr;
+  if (cudaMallocAsync(&ptr, bytes, stream) != cudaSuccess) {
+    (void)cudaGetLastError();  // clear the failed allocation's error for the caller's next CUDA call
+    return nullptr;
+  }
+  return ptr;
+}
+
+void scratch_free(void* ptr, cudaStream_t stream) {
+  (void)cudaFreeAsync(ptr, stream);  // cleanup: a failed free only leaks
+}
+
+StreamScratchCache& scratch_cache(int32_t device) { return hal_nvidia::device_state(device).scratch; }
 
 }  // namespace hal_gpu

@@ -1,21 +1,10 @@
 #include "lt_bias_gemm.h"
 
-#include <functional>
-
 #include "blas_types.h"
 #include "cuda_status.h"
 
 namespace hal_nvidia {
 namespace {
-
-// The largest power of two, up to 256, that divides the address: what the heuristic is told (the
-// preference's default assumes 256, which would let it pick kernels this pointer cannot feed).
-uint32_t alignment_of(const void* p) {
-  const uintptr_t address = reinterpret_cast<uintptr_t>(p);
-  uint32_t alignment = 1;
-  while (alignment < 256 && address % (2 * alignment) == 0) alignment *= 2;
-  return alignment;
-}
 
 // Statuses with which cuBLASLt says it does not do this problem (the same every time for one key), as
 // opposed to failures of the moment such as an allocation.
@@ -44,7 +33,7 @@ int make_layout(const CublasLtApi& api, cudaDataType_t type, int64_t rows, int64
 
 // Builds the descriptors of `key` and asks the heuristic for its best algorithm. SUCCESS with
 // gemm->usable false when the heuristic has none.
-int prepare(const CublasLtApi& api, cublasLtHandle_t handle, const LtBiasGemmKey& key, const GemmPlan& plan,
+int prepare(const CublasLtApi& api, cublasLtHandle_t handle, const hal_gpu::BiasGemmKey& key, const GemmPlan& plan,
             LtBiasGemm* gemm) {
   const cudaDataType_t type = cuda_type(key.type);
   // FP32 accumulation and FP32 alpha for every type this path takes, without TF32: the compute type of the
@@ -99,69 +88,14 @@ int prepare(const CublasLtApi& api, cublasLtHandle_t handle, const LtBiasGemmKey
   return kCublasSuccess;
 }
 
-// boost-style hash_combine: mixes each field into the running hash.
-void mix(size_t* seed, uint64_t value) {
-  *seed ^= std::hash<uint64_t>{}(value) + 0x9e3779b97f4a7c15ULL + (*seed << 6) + (*seed >> 2);
-}
-
 }  // namespace
-
-bool LtBiasGemmKey::operator==(const LtBiasGemmKey& o) const {
-  return type == o.type && transpose_first == o.transpose_first && transpose_second == o.transpose_second &&
-         m == o.m && n == o.n && k == o.k && ld_first == o.ld_first && ld_second == o.ld_second &&
-         ld_out == o.ld_out && align_first == o.align_first && align_second == o.align_second &&
-         align_out == o.align_out && align_bias == o.align_bias && workspace_bytes == o.workspace_bytes;
-}
-
-size_t LtBiasGemmKeyHash::operator()(const LtBiasGemmKey& key) const {
-  size_t seed = 0;
-  mix(&seed, static_cast<uint64_t>(key.type) | (uint64_t{key.transpose_first} << 8) |
-                 (uint64_t{key.transpose_second} << 9));
-  for (const int64_t v : {key.m, key.n, key.k, key.ld_first, key.ld_second, key.ld_out}) {
-    mix(&seed, static_cast<uint64_t>(v));
-  }
-  mix(&seed, uint64_t{key.align_first} | (uint64_t{key.align_second} << 16) | (uint64_t{key.align_out} << 32) |
-                 (uint64_t{key.align_bias} << 48));
-  mix(&seed, key.workspace_bytes);
-  return seed;
-}
-
-LtBiasGemmKey lt_bias_gemm_key(const GemmPlan& plan, uint64_t workspace_bytes) {
-  LtBiasGemmKey key;
-  key.type = plan.type;
-  key.transpose_first = plan.first.transpose;
-  key.transpose_second = plan.second.transpose;
-  key.m = plan.m;
-  key.n = plan.n;
-  key.k = plan.k;
-  key.ld_first = plan.first.ld;
-  key.ld_second = plan.second.ld;
-  key.ld_out = plan.ld_out;
-  key.align_first = alignment_of(plan.first.data);
-  key.align_second = alignment_of(plan.second.data);
-  key.align_out = alignment_of(plan.out);
-  key.align_bias = alignment_of(plan.bias);
-  key.workspace_bytes = workspace_bytes;
-  return key;
-}
-
-LtBiasGemm* LtBiasGemmCache::find_or_prepare(const CublasLtApi& api, cublasLtHandle_t handle,
-                                             const LtBiasGemmKey& key, const GemmPlan& plan) {
-  if (auto it = entries_.find(key); it != entries_.end()) return it->second.get();
-  auto gemm = std::make_unique<LtBiasGemm>();
-  const int status = prepare(api, handle, key, plan, gemm.get());
-  if (status != kCublasSuccess) {
-    if (!is_decline(status)) return nullptr;
-    gemm = std::make_unique<LtBiasGemm>();  // kept as "declined" (usable false), without descriptors
-  }
-  if (entries_.size() >= kCapacity) entries_.clear();
-  return entries_.emplace(key, std::move(gemm)).first->second.get();
-}
 
 hal_status_t run_lt_bias_gemm(const CublasLtApi& api, cublasLtHandle_t handle, LtBiasGemmCache& cache,
                               const GemmPlan& plan, void* workspace, uint64_t workspace_bytes,
                               cudaStream_t stream) {
-  LtBiasGemm* gemm = cache.find_or_prepare(api, handle, lt_bias_gemm_key(plan, workspace_bytes), plan);
+  const hal_gpu::BiasGemmKey key = hal_gpu::bias_gemm_key(plan, workspace_bytes);
+  LtBiasGemm* gemm = cache.find_or_prepare(
+      key, [&](LtBiasGemm* made) { return prepare(api, handle, key, plan, made); }, is_decline);
   if (!gemm || !gemm->usable) return HAL_STATUS_NOT_SUPPORTED;
   // The descriptor is shared by every call of this key; the bias pointer is this call's.
   if (set_attribute(api, gemm->desc.get(), kLtMatmulDescBiasPointer, plan.bias) != kCublasSuccess) {

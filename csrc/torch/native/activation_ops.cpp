@@ -75,25 +75,32 @@ bool backward_out(const at::Tensor& grad, const at::Tensor& x, at::Tensor& grad_
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  HAL_NATIVE(m, gelu, "gelu", gelu);
-  HAL_NATIVE(m, gelu_, "gelu_", gelu_);
-  HAL_NATIVE(m, gelu_out, "gelu.out", gelu_out);
-  HAL_NATIVE(m, gelu_backward, "gelu_backward", gelu_backward);
-  HAL_NATIVE(m, gelu_backward_grad_input, "gelu_backward.grad_input", gelu_backward_out);
+  HAL_NATIVE(m, gelu, "gelu", launches(HAL_OP_GELU), gelu);
+  HAL_NATIVE(m, gelu_, "gelu_", launches(HAL_OP_GELU), gelu_);
+  HAL_NATIVE(m, gelu_out, "gelu.out", launches(HAL_OP_GELU), gelu_out);
+  HAL_NATIVE(m, gelu_backward, "gelu_backward", launches(HAL_OP_GELU_BACKWARD), gelu_backward);
+  HAL_NATIVE(m, gelu_backward_grad_input, "gelu_backward.grad_input", launches(HAL_OP_GELU_BACKWARD),
+             gelu_backward_out);
   HAL_NATIVE_UNARY(m, silu, "silu", HAL_OP_SILU, Form::Unary);
-  HAL_NATIVE(m, silu_backward, "silu_backward", backward<HAL_OP_SILU_BACKWARD>);
-  HAL_NATIVE(m, silu_backward_grad_input, "silu_backward.grad_input", backward_out<HAL_OP_SILU_BACKWARD>);
-  HAL_NATIVE(m, leaky_relu, "leaky_relu", leaky_relu);
-  HAL_NATIVE(m, leaky_relu_, "leaky_relu_", leaky_relu_);
-  HAL_NATIVE(m, leaky_relu_out, "leaky_relu.out", leaky_relu_out);
-  HAL_NATIVE(m, leaky_relu_backward, "leaky_relu_backward", leaky_relu_backward);
-  HAL_NATIVE(m, leaky_relu_backward_grad_input, "leaky_relu_backward.grad_input", leaky_relu_backward_out);
-  HAL_NATIVE(m, threshold_backward, "threshold_backward", threshold_backward);
-  HAL_NATIVE(m, threshold_backward_grad_input, "threshold_backward.grad_input", threshold_backward_out);
-  HAL_NATIVE(m, sigmoid_backward, "sigmoid_backward", backward<HAL_OP_SIGMOID_BACKWARD>);
-  HAL_NATIVE(m, sigmoid_backward_grad_input, "sigmoid_backward.grad_input", backward_out<HAL_OP_SIGMOID_BACKWARD>);
-  HAL_NATIVE(m, tanh_backward, "tanh_backward", backward<HAL_OP_TANH_BACKWARD>);
-  HAL_NATIVE(m, tanh_backward_grad_input, "tanh_backward.grad_input", backward_out<HAL_OP_TANH_BACKWARD>);
+  HAL_NATIVE(m, silu_backward, "silu_backward", launches(HAL_OP_SILU_BACKWARD), backward<HAL_OP_SILU_BACKWARD>);
+  HAL_NATIVE(m, silu_backward_grad_input, "silu_backward.grad_input", launches(HAL_OP_SILU_BACKWARD),
+             backward_out<HAL_OP_SILU_BACKWARD>);
+  HAL_NATIVE(m, leaky_relu, "leaky_relu", launches(HAL_OP_LEAKY_RELU), leaky_relu);
+  HAL_NATIVE(m, leaky_relu_, "leaky_relu_", launches(HAL_OP_LEAKY_RELU), leaky_relu_);
+  HAL_NATIVE(m, leaky_relu_out, "leaky_relu.out", launches(HAL_OP_LEAKY_RELU), leaky_relu_out);
+  HAL_NATIVE(m, leaky_relu_backward, "leaky_relu_backward", launches(HAL_OP_LEAKY_RELU_BACKWARD), leaky_relu_backward);
+  HAL_NATIVE(m, leaky_relu_backward_grad_input, "leaky_relu_backward.grad_input", launches(HAL_OP_LEAKY_RELU_BACKWARD),
+             leaky_relu_backward_out);
+  HAL_NATIVE(m, threshold_backward, "threshold_backward", launches(HAL_OP_THRESHOLD_BACKWARD), threshold_backward);
+  HAL_NATIVE(m, threshold_backward_grad_input, "threshold_backward.grad_input", launches(HAL_OP_THRESHOLD_BACKWARD),
+             threshold_backward_out);
+  HAL_NATIVE(m, sigmoid_backward, "sigmoid_backward", launches(HAL_OP_SIGMOID_BACKWARD),
+             backward<HAL_OP_SIGMOID_BACKWARD>);
+  HAL_NATIVE(m, sigmoid_backward_grad_input, "sigmoid_backward.grad_input", launches(HAL_OP_SIGMOID_BACKWARD),
+             backward_out<HAL_OP_SIGMOID_BACKWARD>);
+  HAL_NATIVE(m, tanh_backward, "tanh_backward", launches(HAL_OP_TANH_BACKWARD), backward<HAL_OP_TANH_BACKWARD>);
+  HAL_NATIVE(m, tanh_backward_grad_input, "tanh_backward.grad_input", launches(HAL_OP_TANH_BACKWARD),
+             backward_out<HAL_OP_TANH_BACKWARD>);
 }
 
 }  // namespace

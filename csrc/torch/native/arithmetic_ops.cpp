@@ -82,24 +82,24 @@ void check_not_bool(const at::Tensor& self) {
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  HAL_NATIVE(m, add_Tensor, "add.Tensor", alpha_functional<HAL_OP_ADD>);
-  HAL_NATIVE(m, add__Tensor, "add_.Tensor", alpha_inplace<HAL_OP_ADD>);
-  HAL_NATIVE(m, add_out, "add.out", alpha_out<HAL_OP_ADD>);
-  HAL_NATIVE(m, sub_Tensor, "sub.Tensor", alpha_functional<HAL_OP_SUB>);
-  HAL_NATIVE(m, sub__Tensor, "sub_.Tensor", alpha_inplace<HAL_OP_SUB>);
-  HAL_NATIVE(m, sub_out, "sub.out", alpha_out<HAL_OP_SUB>);
-  HAL_NATIVE(m, rsub_Tensor, "rsub.Tensor", rsub_tensor);
-  HAL_NATIVE(m, mul_Tensor, "mul.Tensor", binary<HAL_OP_MUL, Form::Binary>);
-  HAL_NATIVE(m, mul__Tensor, "mul_.Tensor", binary_<HAL_OP_MUL, Form::Binary>);
-  HAL_NATIVE(m, mul_out, "mul.out", binary_out<HAL_OP_MUL, Form::Binary>);
-  HAL_NATIVE(m, div_Tensor, "div.Tensor", div_tensor);
-  HAL_NATIVE(m, div__Tensor, "div_.Tensor", div_inplace);
-  HAL_NATIVE(m, div_out, "div.out", div_out);
-  HAL_NATIVE(m, div_Tensor_mode, "div.Tensor_mode", div_mode);
-  HAL_NATIVE(m, div__Tensor_mode, "div_.Tensor_mode", div_mode_inplace);
-  HAL_NATIVE(m, div_out_mode, "div.out_mode", div_mode_out);
-  HAL_NATIVE(m, relu, "relu", unary<HAL_OP_RELU, Form::Unary, check_not_bool>);
-  HAL_NATIVE(m, relu_, "relu_", unary_<HAL_OP_RELU, Form::Unary, check_not_bool>);
+  HAL_NATIVE(m, add_Tensor, "add.Tensor", launches(HAL_OP_ADD), alpha_functional<HAL_OP_ADD>);
+  HAL_NATIVE(m, add__Tensor, "add_.Tensor", launches(HAL_OP_ADD), alpha_inplace<HAL_OP_ADD>);
+  HAL_NATIVE(m, add_out, "add.out", launches(HAL_OP_ADD), alpha_out<HAL_OP_ADD>);
+  HAL_NATIVE(m, sub_Tensor, "sub.Tensor", launches(HAL_OP_SUB), alpha_functional<HAL_OP_SUB>);
+  HAL_NATIVE(m, sub__Tensor, "sub_.Tensor", launches(HAL_OP_SUB), alpha_inplace<HAL_OP_SUB>);
+  HAL_NATIVE(m, sub_out, "sub.out", launches(HAL_OP_SUB), alpha_out<HAL_OP_SUB>);
+  HAL_NATIVE(m, rsub_Tensor, "rsub.Tensor", launches(HAL_OP_SUB), rsub_tensor);
+  HAL_NATIVE(m, mul_Tensor, "mul.Tensor", launches(HAL_OP_MUL), binary<HAL_OP_MUL, Form::Binary>);
+  HAL_NATIVE(m, mul__Tensor, "mul_.Tensor", launches(HAL_OP_MUL), binary_<HAL_OP_MUL, Form::Binary>);
+  HAL_NATIVE(m, mul_out, "mul.out", launches(HAL_OP_MUL), binary_out<HAL_OP_MUL, Form::Binary>);
+  HAL_NATIVE(m, div_Tensor, "div.Tensor", launches(HAL_OP_DIV), div_tensor);
+  HAL_NATIVE(m, div__Tensor, "div_.Tensor", launches(HAL_OP_DIV), div_inplace);
+  HAL_NATIVE(m, div_out, "div.out", launches(HAL_OP_DIV), div_out);
+  HAL_NATIVE(m, div_Tensor_mode, "div.Tensor_mode", launches(HAL_OP_DIV), div_mode);
+  HAL_NATIVE(m, div__Tensor_mode, "div_.Tensor_mode", launches(HAL_OP_DIV), div_mode_inplace);
+  HAL_NATIVE(m, div_out_mode, "div.out_mode", launches(HAL_OP_DIV), div_mode_out);
+  HAL_NATIVE(m, relu, "relu", launches(HAL_OP_RELU), unary<HAL_OP_RELU, Form::Unary, check_not_bool>);
+  HAL_NATIVE(m, relu_, "relu_", launches(HAL_OP_RELU), unary_<HAL_OP_RELU, Form::Unary, check_not_bool>);
 }
 
 }  // namespace

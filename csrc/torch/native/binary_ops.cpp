@@ -47,50 +47,62 @@ bool bound_out(const at::Tensor& self, const at::Tensor& b, at::Tensor& out) {
 }
 
 #define HAL_NATIVE_BINARY3(m, op, name, OP, FORM)                                   \
-  HAL_NATIVE(m, op, name, binary<OP, FORM>);                                      \
-  HAL_NATIVE(m, op##_, name "_", binary_<OP, FORM>);                              \
-  HAL_NATIVE(m, op##_out, name ".out", binary_out<OP, FORM>)
+  HAL_NATIVE(m, op, name, launches(OP), binary<OP, FORM>);                        \
+  HAL_NATIVE(m, op##_, name "_", launches(OP), binary_<OP, FORM>);                \
+  HAL_NATIVE(m, op##_out, name ".out", launches(OP), binary_out<OP, FORM>)
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using enum Form;
-  HAL_NATIVE(m, pow_Tensor_Tensor, "pow.Tensor_Tensor", binary<HAL_OP_POW, Binary>);
-  HAL_NATIVE(m, pow__Tensor, "pow_.Tensor", binary_<HAL_OP_POW, Binary>);
-  HAL_NATIVE(m, pow_Tensor_Tensor_out, "pow.Tensor_Tensor_out", binary_out<HAL_OP_POW, Binary>);
-  HAL_NATIVE(m, pow_Tensor_Scalar, "pow.Tensor_Scalar", pow_tensor_scalar);
-  HAL_NATIVE(m, pow__Scalar, "pow_.Scalar", pow_tensor_scalar_);
-  HAL_NATIVE(m, pow_Tensor_Scalar_out, "pow.Tensor_Scalar_out", pow_tensor_scalar_out);
-  HAL_NATIVE(m, pow_Scalar, "pow.Scalar", pow_scalar);
-  HAL_NATIVE(m, pow_Scalar_out, "pow.Scalar_out", pow_scalar_out);
-  HAL_NATIVE(m, maximum, "maximum", binary<HAL_OP_MAXIMUM, Binary>);
-  HAL_NATIVE(m, maximum_out, "maximum.out", binary_out<HAL_OP_MAXIMUM, Binary>);
-  HAL_NATIVE(m, minimum, "minimum", binary<HAL_OP_MINIMUM, Binary>);
-  HAL_NATIVE(m, minimum_out, "minimum.out", binary_out<HAL_OP_MINIMUM, Binary>);
-  HAL_NATIVE(m, remainder_Tensor, "remainder.Tensor", binary<HAL_OP_REMAINDER, Binary>);
-  HAL_NATIVE(m, remainder__Tensor, "remainder_.Tensor", binary_<HAL_OP_REMAINDER, Binary>);
-  HAL_NATIVE(m, remainder_Tensor_out, "remainder.Tensor_out", binary_out<HAL_OP_REMAINDER, Binary>);
-  HAL_NATIVE(m, fmod_Tensor, "fmod.Tensor", binary<HAL_OP_FMOD, Binary>);
-  HAL_NATIVE(m, fmod__Tensor, "fmod_.Tensor", binary_<HAL_OP_FMOD, Binary>);
-  HAL_NATIVE(m, fmod_Tensor_out, "fmod.Tensor_out", binary_out<HAL_OP_FMOD, Binary>);
+  HAL_NATIVE(m, pow_Tensor_Tensor, "pow.Tensor_Tensor", launches(HAL_OP_POW), binary<HAL_OP_POW, Binary>);
+  HAL_NATIVE(m, pow__Tensor, "pow_.Tensor", launches(HAL_OP_POW), binary_<HAL_OP_POW, Binary>);
+  HAL_NATIVE(m, pow_Tensor_Tensor_out, "pow.Tensor_Tensor_out", launches(HAL_OP_POW), binary_out<HAL_OP_POW, Binary>);
+  HAL_NATIVE(m, pow_Tensor_Scalar, "pow.Tensor_Scalar", launches(HAL_OP_POW), pow_tensor_scalar);
+  HAL_NATIVE(m, pow__Scalar, "pow_.Scalar", launches(HAL_OP_POW), pow_tensor_scalar_);
+  HAL_NATIVE(m, pow_Tensor_Scalar_out, "pow.Tensor_Scalar_out", launches(HAL_OP_POW), pow_tensor_scalar_out);
+  HAL_NATIVE(m, pow_Scalar, "pow.Scalar", launches(HAL_OP_POW), pow_scalar);
+  HAL_NATIVE(m, pow_Scalar_out, "pow.Scalar_out", launches(HAL_OP_POW), pow_scalar_out);
+  HAL_NATIVE(m, maximum, "maximum", launches(HAL_OP_MAXIMUM), binary<HAL_OP_MAXIMUM, Binary>);
+  HAL_NATIVE(m, maximum_out, "maximum.out", launches(HAL_OP_MAXIMUM), binary_out<HAL_OP_MAXIMUM, Binary>);
+  HAL_NATIVE(m, minimum, "minimum", launches(HAL_OP_MINIMUM), binary<HAL_OP_MINIMUM, Binary>);
+  HAL_NATIVE(m, minimum_out, "minimum.out", launches(HAL_OP_MINIMUM), binary_out<HAL_OP_MINIMUM, Binary>);
+  HAL_NATIVE(m, remainder_Tensor, "remainder.Tensor", launches(HAL_OP_REMAINDER), binary<HAL_OP_REMAINDER, Binary>);
+  HAL_NATIVE(m, remainder__Tensor, "remainder_.Tensor", launches(HAL_OP_REMAINDER), binary_<HAL_OP_REMAINDER, Binary>);
+  HAL_NATIVE(m, remainder_Tensor_out, "remainder.Tensor_out", launches(HAL_OP_REMAINDER),
+             binary_out<HAL_OP_REMAINDER, Binary>);
+  HAL_NATIVE(m, fmod_Tensor, "fmod.Tensor", launches(HAL_OP_FMOD), binary<HAL_OP_FMOD, Binary>);
+  HAL_NATIVE(m, fmod__Tensor, "fmod_.Tensor", launches(HAL_OP_FMOD), binary_<HAL_OP_FMOD, Binary>);
+  HAL_NATIVE(m, fmod_Tensor_out, "fmod.Tensor_out", launches(HAL_OP_FMOD), binary_out<HAL_OP_FMOD, Binary>);
   HAL_NATIVE_BINARY3(m, atan2, "atan2", HAL_OP_ATAN2, BinaryFloat);
   // logical_and/or/xor and their in-place forms are composites over out=, which compares into any dtype.
-  HAL_NATIVE(m, logical_and_out, "logical_and.out", binary_out<HAL_OP_LOGICAL_AND, Comparison>);
-  HAL_NATIVE(m, logical_or_out, "logical_or.out", binary_out<HAL_OP_LOGICAL_OR, Comparison>);
-  HAL_NATIVE(m, logical_xor_out, "logical_xor.out", binary_out<HAL_OP_LOGICAL_XOR, Comparison>);
-  HAL_NATIVE(m, bitwise_and_Tensor, "bitwise_and.Tensor", binary<HAL_OP_BITWISE_AND, Binary>);
-  HAL_NATIVE(m, bitwise_and__Tensor, "bitwise_and_.Tensor", binary_<HAL_OP_BITWISE_AND, Binary>);
-  HAL_NATIVE(m, bitwise_and_Tensor_out, "bitwise_and.Tensor_out", binary_out<HAL_OP_BITWISE_AND, Binary>);
-  HAL_NATIVE(m, bitwise_or_Tensor, "bitwise_or.Tensor", binary<HAL_OP_BITWISE_OR, Binary>);
-  HAL_NATIVE(m, bitwise_or__Tensor, "bitwise_or_.Tensor", binary_<HAL_OP_BITWISE_OR, Binary>);
-  HAL_NATIVE(m, bitwise_or_Tensor_out, "bitwise_or.Tensor_out", binary_out<HAL_OP_BITWISE_OR, Binary>);
-  HAL_NATIVE(m, bitwise_xor_Tensor, "bitwise_xor.Tensor", binary<HAL_OP_BITWISE_XOR, Binary>);
-  HAL_NATIVE(m, bitwise_xor__Tensor, "bitwise_xor_.Tensor", binary_<HAL_OP_BITWISE_XOR, Binary>);
-  HAL_NATIVE(m, bitwise_xor_Tensor_out, "bitwise_xor.Tensor_out", binary_out<HAL_OP_BITWISE_XOR, Binary>);
-  HAL_NATIVE(m, clamp_min_Tensor, "clamp_min.Tensor", bound<HAL_OP_CLAMP_MIN>);
-  HAL_NATIVE(m, clamp_min__Tensor, "clamp_min_.Tensor", bound_<HAL_OP_CLAMP_MIN>);
-  HAL_NATIVE(m, clamp_min_Tensor_out, "clamp_min.Tensor_out", bound_out<HAL_OP_CLAMP_MIN>);
-  HAL_NATIVE(m, clamp_max_Tensor, "clamp_max.Tensor", bound<HAL_OP_CLAMP_MAX>);
-  HAL_NATIVE(m, clamp_max__Tensor, "clamp_max_.Tensor", bound_<HAL_OP_CLAMP_MAX>);
-  HAL_NATIVE(m, clamp_max_Tensor_out, "clamp_max.Tensor_out", bound_out<HAL_OP_CLAMP_MAX>);
+  HAL_NATIVE(m, logical_and_out, "logical_and.out", launches(HAL_OP_LOGICAL_AND),
+             binary_out<HAL_OP_LOGICAL_AND, Comparison>);
+  HAL_NATIVE(m, logical_or_out, "logical_or.out", launches(HAL_OP_LOGICAL_OR),
+             binary_out<HAL_OP_LOGICAL_OR, Comparison>);
+  HAL_NATIVE(m, logical_xor_out, "logical_xor.out", launches(HAL_OP_LOGICAL_XOR),
+             binary_out<HAL_OP_LOGICAL_XOR, Comparison>);
+  HAL_NATIVE(m, bitwise_and_Tensor, "bitwise_and.Tensor", launches(HAL_OP_BITWISE_AND),
+             binary<HAL_OP_BITWISE_AND, Binary>);
+  HAL_NATIVE(m, bitwise_and__Tensor, "bitwise_and_.Tensor", launches(HAL_OP_BITWISE_AND),
+             binary_<HAL_OP_BITWISE_AND, Binary>);
+  HAL_NATIVE(m, bitwise_and_Tensor_out, "bitwise_and.Tensor_out", launches(HAL_OP_BITWISE_AND),
+             binary_out<HAL_OP_BITWISE_AND, Binary>);
+  HAL_NATIVE(m, bitwise_or_Tensor, "bitwise_or.Tensor", launches(HAL_OP_BITWISE_OR), binary<HAL_OP_BITWISE_OR, Binary>);
+  HAL_NATIVE(m, bitwise_or__Tensor, "bitwise_or_.Tensor", launches(HAL_OP_BITWISE_OR),
+             binary_<HAL_OP_BITWISE_OR, Binary>);
+  HAL_NATIVE(m, bitwise_or_Tensor_out, "bitwise_or.Tensor_out", launches(HAL_OP_BITWISE_OR),
+             binary_out<HAL_OP_BITWISE_OR, Binary>);
+  HAL_NATIVE(m, bitwise_xor_Tensor, "bitwise_xor.Tensor", launches(HAL_OP_BITWISE_XOR),
+             binary<HAL_OP_BITWISE_XOR, Binary>);
+  HAL_NATIVE(m, bitwise_xor__Tensor, "bitwise_xor_.Tensor", launches(HAL_OP_BITWISE_XOR),
+             binary_<HAL_OP_BITWISE_XOR, Binary>);
+  HAL_NATIVE(m, bitwise_xor_Tensor_out, "bitwise_xor.Tensor_out", launches(HAL_OP_BITWISE_XOR),
+             binary_out<HAL_OP_BITWISE_XOR, Binary>);
+  HAL_NATIVE(m, clamp_min_Tensor, "clamp_min.Tensor", launches(HAL_OP_CLAMP_MIN), bound<HAL_OP_CLAMP_MIN>);
+  HAL_NATIVE(m, clamp_min__Tensor, "clamp_min_.Tensor", launches(HAL_OP_CLAMP_MIN), bound_<HAL_OP_CLAMP_MIN>);
+  HAL_NATIVE(m, clamp_min_Tensor_out, "clamp_min.Tensor_out", launches(HAL_OP_CLAMP_MIN), bound_out<HAL_OP_CLAMP_MIN>);
+  HAL_NATIVE(m, clamp_max_Tensor, "clamp_max.Tensor", launches(HAL_OP_CLAMP_MAX), bound<HAL_OP_CLAMP_MAX>);
+  HAL_NATIVE(m, clamp_max__Tensor, "clamp_max_.Tensor", launches(HAL_OP_CLAMP_MAX), bound_<HAL_OP_CLAMP_MAX>);
+  HAL_NATIVE(m, clamp_max_Tensor_out, "clamp_max.Tensor_out", launches(HAL_OP_CLAMP_MAX), bound_out<HAL_OP_CLAMP_MAX>);
 }
 
 }  // namespace

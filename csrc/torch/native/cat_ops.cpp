@@ -74,7 +74,7 @@ std::optional<at::Tensor> cat(const at::ITensorListRef& tensor_list, int64_t dim
   return out;
 }
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) { HAL_NATIVE(m, cat, "cat", cat); }
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) { HAL_NATIVE(m, cat, "cat", launches(HAL_OP_COPY), cat); }
 
 }  // namespace
 }  // namespace torch_hal::native

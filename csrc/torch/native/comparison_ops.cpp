@@ -5,13 +5,13 @@
 namespace torch_hal::native {
 namespace {
 
-#define HAL_NATIVE_COMPARISON(m, op, OP)                                                       \
-  HAL_NATIVE(m, op##_Tensor, #op ".Tensor", binary<OP, Form::Comparison>);                   \
-  HAL_NATIVE(m, op##__Tensor, #op "_.Tensor", binary_<OP, Form::Comparison>);                \
-  HAL_NATIVE(m, op##_Tensor_out, #op ".Tensor_out", binary_out<OP, Form::Comparison>);       \
-  HAL_NATIVE(m, op##_Scalar, #op ".Scalar", binary_scalar<OP, Form::Comparison>);            \
-  HAL_NATIVE(m, op##__Scalar, #op "_.Scalar", binary_scalar_<OP, Form::Comparison>);         \
-  HAL_NATIVE(m, op##_Scalar_out, #op ".Scalar_out", binary_scalar_out<OP, Form::Comparison>)
+#define HAL_NATIVE_COMPARISON(m, op, OP)                                                                \
+  HAL_NATIVE(m, op##_Tensor, #op ".Tensor", launches(OP), binary<OP, Form::Comparison>);                \
+  HAL_NATIVE(m, op##__Tensor, #op "_.Tensor", launches(OP), binary_<OP, Form::Comparison>);             \
+  HAL_NATIVE(m, op##_Tensor_out, #op ".Tensor_out", launches(OP), binary_out<OP, Form::Comparison>);    \
+  HAL_NATIVE(m, op##_Scalar, #op ".Scalar", launches(OP), binary_scalar<OP, Form::Comparison>);         \
+  HAL_NATIVE(m, op##__Scalar, #op "_.Scalar", launches(OP), binary_scalar_<OP, Form::Comparison>);      \
+  HAL_NATIVE(m, op##_Scalar_out, #op ".Scalar_out", launches(OP), binary_scalar_out<OP, Form::Comparison>)
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_NATIVE_COMPARISON(m, eq, HAL_OP_EQ);

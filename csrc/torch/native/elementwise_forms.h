@@ -95,8 +95,8 @@ bool binary_scalar_out(const at::Tensor& self, const c10::Scalar& other, at::Ten
 
 // The three forms of an op whose kernels are the templates above.
 #define HAL_NATIVE_UNARY(m, op, name, OP, FORM)                                                \
-  HAL_NATIVE(m, op, name, ::torch_hal::native::unary<OP, FORM>);                            \
-  HAL_NATIVE(m, op##_, name "_", ::torch_hal::native::unary_<OP, FORM>);                    \
-  HAL_NATIVE(m, op##_out, name ".out", ::torch_hal::native::unary_out<OP, FORM>)
+  HAL_NATIVE(m, op, name, launches(OP), ::torch_hal::native::unary<OP, FORM>);              \
+  HAL_NATIVE(m, op##_, name "_", launches(OP), ::torch_hal::native::unary_<OP, FORM>);      \
+  HAL_NATIVE(m, op##_out, name ".out", launches(OP), ::torch_hal::native::unary_out<OP, FORM>)
 
 }  // namespace torch_hal::native

@@ -31,7 +31,8 @@ std::optional<at::Tensor> embedding_dense_backward(const at::Tensor& grad_output
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  HAL_NATIVE(m, embedding_dense_backward, "embedding_dense_backward", embedding_dense_backward);
+  HAL_NATIVE(m, embedding_dense_backward, "embedding_dense_backward", launches(HAL_OP_EMBEDDING_BACKWARD),
+             embedding_dense_backward);
 }
 
 }  // namespace

@@ -97,10 +97,10 @@ bool arange_out(const c10::Scalar& start, const c10::Scalar& end, const c10::Sca
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  HAL_NATIVE(m, fill__Scalar, "fill_.Scalar", fill_scalar);
-  HAL_NATIVE(m, fill__Tensor, "fill_.Tensor", fill_tensor);
-  HAL_NATIVE(m, zero_, "zero_", zero);
-  HAL_NATIVE(m, arange_start_out, "arange.start_out", arange_out);
+  HAL_NATIVE(m, fill__Scalar, "fill_.Scalar", launches(HAL_OP_FILL), fill_scalar);
+  HAL_NATIVE(m, fill__Tensor, "fill_.Tensor", launches(HAL_OP_COPY, HAL_OP_FILL), fill_tensor);
+  HAL_NATIVE(m, zero_, "zero_", launches(HAL_OP_FILL), zero);
+  HAL_NATIVE(m, arange_start_out, "arange.start_out", launches(HAL_OP_ARANGE), arange_out);
 }
 
 }  // namespace

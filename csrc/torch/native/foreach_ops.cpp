@@ -19,6 +19,7 @@
 #include <torch/library.h>
 
 #include "native/foreach_launch.h"
+#include "native/kernel_table.h"
 
 namespace torch_hal::native {
 namespace {
@@ -135,52 +136,65 @@ void foreach_zero_(at::TensorList self) {
   if (!foreach_in_place({HAL_OP_COPY, self, {kZero}, std::nullopt})) at::native::foreach_tensor_zero_slow_(self);
 }
 
+// A foreach kernel whose fast route is HAL_OP_FOREACH over the adapter op OP (recorded in kernel_table.h).
+#define HAL_FOREACH(m, overload_name, OP, ...) \
+  impl_recorded(m, Route::Foreach, overload_name, TORCH_FN((__VA_ARGS__)), launches(HAL_OP_FOREACH, OP))
+
 // .Scalar and .ScalarList overloads, functional and in place, of add, sub, mul and div.
-#define HAL_FOREACH_WITH_SCALARS(m, name, OP)                                                                      \
-  m.impl("_foreach_" #name ".Scalar",                                                                               \
-         TORCH_FN((with_scalar<OP, &at::native::foreach_tensor_##name##_scalar_kernel_slow, const c10::Scalar&>)));  \
-  m.impl("_foreach_" #name "_.Scalar",                                                                              \
-         TORCH_FN((with_scalar_<OP, &at::native::foreach_tensor_##name##_scalar_kernel_slow_, const c10::Scalar&>))); \
-  m.impl("_foreach_" #name ".ScalarList",                                                                           \
-         TORCH_FN((with_scalar<OP, &at::native::foreach_tensor_##name##_scalarlist_kernel_slow, ScalarList>)));      \
-  m.impl("_foreach_" #name "_.ScalarList",                                                                          \
-         TORCH_FN((with_scalar_<OP, &at::native::foreach_tensor_##name##_scalarlist_kernel_slow_, ScalarList>)))
+#define HAL_FOREACH_WITH_SCALARS(m, name, OP)                                                                          \
+  HAL_FOREACH(m, "_foreach_" #name ".Scalar", OP,                                                                      \
+              with_scalar<OP, &at::native::foreach_tensor_##name##_scalar_kernel_slow, const c10::Scalar&>);           \
+  HAL_FOREACH(m, "_foreach_" #name "_.Scalar", OP,                                                                     \
+              with_scalar_<OP, &at::native::foreach_tensor_##name##_scalar_kernel_slow_, const c10::Scalar&>);         \
+  HAL_FOREACH(m, "_foreach_" #name ".ScalarList", OP,                                                                  \
+              with_scalar<OP, &at::native::foreach_tensor_##name##_scalarlist_kernel_slow, ScalarList>);               \
+  HAL_FOREACH(m, "_foreach_" #name "_.ScalarList", OP,                                                                 \
+              with_scalar_<OP, &at::native::foreach_tensor_##name##_scalarlist_kernel_slow_, ScalarList>)
 
 // .Scalar and .ScalarList overloads, functional and in place, of addcmul and addcdiv.
-#define HAL_FOREACH_POINTWISE(m, name, OP)                                                                 \
-  m.impl("_foreach_" #name ".Scalar",                                                                       \
-         TORCH_FN((pointwise<OP, &at::native::foreach_tensor_##name##_scalar_slow, const c10::Scalar&>)));   \
-  m.impl("_foreach_" #name "_.Scalar",                                                                      \
-         TORCH_FN((pointwise_<OP, &at::native::foreach_tensor_##name##_scalar_slow_, const c10::Scalar&>))); \
-  m.impl("_foreach_" #name ".ScalarList",                                                                   \
-         TORCH_FN((pointwise<OP, &at::native::foreach_tensor_##name##_scalarlist_slow, ScalarList>)));      \
-  m.impl("_foreach_" #name "_.ScalarList",                                                                  \
-         TORCH_FN((pointwise_<OP, &at::native::foreach_tensor_##name##_scalarlist_slow_, ScalarList>)))
+#define HAL_FOREACH_POINTWISE(m, name, OP)                                                                             \
+  HAL_FOREACH(m, "_foreach_" #name ".Scalar", OP,                                                                      \
+              pointwise<OP, &at::native::foreach_tensor_##name##_scalar_slow, const c10::Scalar&>);                    \
+  HAL_FOREACH(m, "_foreach_" #name "_.Scalar", OP,                                                                     \
+              pointwise_<OP, &at::native::foreach_tensor_##name##_scalar_slow_, const c10::Scalar&>);                  \
+  HAL_FOREACH(m, "_foreach_" #name ".ScalarList", OP,                                                                  \
+              pointwise<OP, &at::native::foreach_tensor_##name##_scalarlist_slow, ScalarList>);                        \
+  HAL_FOREACH(m, "_foreach_" #name "_.ScalarList", OP,                                                                 \
+              pointwise_<OP, &at::native::foreach_tensor_##name##_scalarlist_slow_, ScalarList>)
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_FOREACH_WITH_SCALARS(m, add, HAL_OP_ADD);
   HAL_FOREACH_WITH_SCALARS(m, sub, HAL_OP_SUB);
   HAL_FOREACH_WITH_SCALARS(m, mul, HAL_OP_MUL);
   HAL_FOREACH_WITH_SCALARS(m, div, HAL_OP_DIV);
-  m.impl("_foreach_add.List", TORCH_FN((with_list_alpha<HAL_OP_ADD, &at::native::foreach_tensor_add_list_kernel_slow>)));
-  m.impl("_foreach_add_.List", TORCH_FN((with_list_alpha_<HAL_OP_ADD, &at::native::foreach_tensor_add_list_kernel_slow_>)));
-  m.impl("_foreach_sub.List", TORCH_FN((with_list_alpha<HAL_OP_SUB, &at::native::foreach_tensor_sub_list_kernel_slow>)));
-  m.impl("_foreach_sub_.List", TORCH_FN((with_list_alpha_<HAL_OP_SUB, &at::native::foreach_tensor_sub_list_kernel_slow_>)));
-  m.impl("_foreach_mul.List", TORCH_FN((with_list<HAL_OP_MUL, &at::native::foreach_tensor_mul_list_kernel_slow>)));
-  m.impl("_foreach_mul_.List", TORCH_FN((with_list_<HAL_OP_MUL, &at::native::foreach_tensor_mul_list_kernel_slow_>)));
-  m.impl("_foreach_div.List", TORCH_FN((with_list<HAL_OP_DIV, &at::native::foreach_tensor_div_list_kernel_slow>)));
-  m.impl("_foreach_div_.List", TORCH_FN((with_list_<HAL_OP_DIV, &at::native::foreach_tensor_div_list_kernel_slow_>)));
+  HAL_FOREACH(m, "_foreach_add.List", HAL_OP_ADD,
+              with_list_alpha<HAL_OP_ADD, &at::native::foreach_tensor_add_list_kernel_slow>);
+  HAL_FOREACH(m, "_foreach_add_.List", HAL_OP_ADD,
+              with_list_alpha_<HAL_OP_ADD, &at::native::foreach_tensor_add_list_kernel_slow_>);
+  HAL_FOREACH(m, "_foreach_sub.List", HAL_OP_SUB,
+              with_list_alpha<HAL_OP_SUB, &at::native::foreach_tensor_sub_list_kernel_slow>);
+  HAL_FOREACH(m, "_foreach_sub_.List", HAL_OP_SUB,
+              with_list_alpha_<HAL_OP_SUB, &at::native::foreach_tensor_sub_list_kernel_slow_>);
+  HAL_FOREACH(m, "_foreach_mul.List", HAL_OP_MUL,
+              with_list<HAL_OP_MUL, &at::native::foreach_tensor_mul_list_kernel_slow>);
+  HAL_FOREACH(m, "_foreach_mul_.List", HAL_OP_MUL,
+              with_list_<HAL_OP_MUL, &at::native::foreach_tensor_mul_list_kernel_slow_>);
+  HAL_FOREACH(m, "_foreach_div.List", HAL_OP_DIV,
+              with_list<HAL_OP_DIV, &at::native::foreach_tensor_div_list_kernel_slow>);
+  HAL_FOREACH(m, "_foreach_div_.List", HAL_OP_DIV,
+              with_list_<HAL_OP_DIV, &at::native::foreach_tensor_div_list_kernel_slow_>);
   HAL_FOREACH_POINTWISE(m, addcmul, HAL_OP_ADDCMUL);
   HAL_FOREACH_POINTWISE(m, addcdiv, HAL_OP_ADDCDIV);
-  m.impl("_foreach_lerp.Scalar", TORCH_FN(lerp_scalar));
-  m.impl("_foreach_lerp_.Scalar", TORCH_FN(lerp_scalar_));
-  m.impl("_foreach_lerp.List", TORCH_FN(lerp_list));
-  m.impl("_foreach_lerp_.List", TORCH_FN(lerp_list_));
-  m.impl("_foreach_sqrt", TORCH_FN(foreach_sqrt));
-  m.impl("_foreach_sqrt_", TORCH_FN(foreach_sqrt_));
-  m.impl("_foreach_zero_", TORCH_FN(foreach_zero_));
+  HAL_FOREACH(m, "_foreach_lerp.Scalar", HAL_OP_LERP, lerp_scalar);
+  HAL_FOREACH(m, "_foreach_lerp_.Scalar", HAL_OP_LERP, lerp_scalar_);
+  HAL_FOREACH(m, "_foreach_lerp.List", HAL_OP_LERP, lerp_list);
+  HAL_FOREACH(m, "_foreach_lerp_.List", HAL_OP_LERP, lerp_list_);
+  HAL_FOREACH(m, "_foreach_sqrt", HAL_OP_SQRT, foreach_sqrt);
+  HAL_FOREACH(m, "_foreach_sqrt_", HAL_OP_SQRT, foreach_sqrt_);
+  HAL_FOREACH(m, "_foreach_zero_", HAL_OP_COPY, foreach_zero_);
 }
 
+#undef HAL_FOREACH
 #undef HAL_FOREACH_WITH_SCALARS
 #undef HAL_FOREACH_POINTWISE
 

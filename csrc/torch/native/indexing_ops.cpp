@@ -148,16 +148,16 @@ bool index_put_impl(at::Tensor& self, const c10::List<std::optional<at::Tensor>>
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  HAL_NATIVE(m, index_select, "index_select", index_select);
-  HAL_NATIVE(m, gather, "gather", gather);
-  HAL_NATIVE(m, scatter_src, "scatter.src", scatter_src);
-  HAL_NATIVE(m, scatter__src, "scatter_.src", scatter_src_);
-  HAL_NATIVE(m, scatter_value, "scatter.value", scatter_value);
-  HAL_NATIVE(m, scatter__value, "scatter_.value", scatter_value_);
-  HAL_NATIVE(m, scatter_add, "scatter_add", scatter_add);
-  HAL_NATIVE(m, scatter_add_, "scatter_add_", scatter_add_);
-  HAL_NATIVE(m, index_Tensor, "index.Tensor", index_tensor);
-  HAL_NATIVE(m, _index_put_impl_, "_index_put_impl_", index_put_impl);
+  HAL_NATIVE(m, index_select, "index_select", launches(HAL_OP_INDEX_SELECT), index_select);
+  HAL_NATIVE(m, gather, "gather", launches(HAL_OP_GATHER), gather);
+  HAL_NATIVE(m, scatter_src, "scatter.src", launches(HAL_OP_SCATTER), scatter_src);
+  HAL_NATIVE(m, scatter__src, "scatter_.src", launches(HAL_OP_SCATTER), scatter_src_);
+  HAL_NATIVE(m, scatter_value, "scatter.value", launches(HAL_OP_SCATTER), scatter_value);
+  HAL_NATIVE(m, scatter__value, "scatter_.value", launches(HAL_OP_SCATTER), scatter_value_);
+  HAL_NATIVE(m, scatter_add, "scatter_add", launches(HAL_OP_SCATTER), scatter_add);
+  HAL_NATIVE(m, scatter_add_, "scatter_add_", launches(HAL_OP_SCATTER), scatter_add_);
+  HAL_NATIVE(m, index_Tensor, "index.Tensor", launches(HAL_OP_INDEX_SELECT), index_tensor);
+  HAL_NATIVE(m, _index_put_impl_, "_index_put_impl_", launches(HAL_OP_INDEX_PUT), index_put_impl);
 }
 
 }  // namespace

@@ -107,8 +107,9 @@ std::optional<Tensors3> layer_norm_backward(const at::Tensor& grad_out, const at
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  HAL_NATIVE(m, native_layer_norm, "native_layer_norm", layer_norm);
-  HAL_NATIVE(m, native_layer_norm_backward, "native_layer_norm_backward", layer_norm_backward);
+  HAL_NATIVE(m, native_layer_norm, "native_layer_norm", launches(HAL_OP_LAYER_NORM), layer_norm);
+  HAL_NATIVE(m, native_layer_norm_backward, "native_layer_norm_backward", launches(HAL_OP_LAYER_NORM_BACKWARD),
+             layer_norm_backward);
 }
 
 }  // namespace

@@ -76,8 +76,8 @@ std::optional<at::Tensor> nll_loss_backward(const at::Tensor& grad_output, const
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  HAL_NATIVE(m, nll_loss_forward, "nll_loss_forward", nll_loss_forward);
-  HAL_NATIVE(m, nll_loss_backward, "nll_loss_backward", nll_loss_backward);
+  HAL_NATIVE(m, nll_loss_forward, "nll_loss_forward", launches(HAL_OP_NLL_LOSS), nll_loss_forward);
+  HAL_NATIVE(m, nll_loss_backward, "nll_loss_backward", launches(HAL_OP_NLL_LOSS_BACKWARD), nll_loss_backward);
 }
 
 }  // namespace

@@ -174,17 +174,17 @@ std::optional<at::Tensor> dot(const at::Tensor& self, const at::Tensor& tensor) 
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  HAL_NATIVE(m, mm, "mm", mm);
-  HAL_NATIVE(m, mm_out, "mm.out", mm_out);
-  HAL_NATIVE(m, addmm, "addmm", addmm);
-  HAL_NATIVE(m, addmm_out, "addmm.out", addmm_out);
-  HAL_NATIVE(m, addmm_, "addmm_", addmm_inplace);
-  HAL_NATIVE(m, bmm, "bmm", bmm);
-  HAL_NATIVE(m, bmm_out, "bmm.out", bmm_out);
-  HAL_NATIVE(m, baddbmm, "baddbmm", baddbmm);
-  HAL_NATIVE(m, baddbmm_, "baddbmm_", baddbmm_inplace);
-  HAL_NATIVE(m, addmv, "addmv", addmv);
-  HAL_NATIVE(m, dot, "dot", dot);
+  HAL_NATIVE(m, mm, "mm", launches(HAL_OP_GEMM), mm);
+  HAL_NATIVE(m, mm_out, "mm.out", launches(HAL_OP_GEMM), mm_out);
+  HAL_NATIVE(m, addmm, "addmm", launches(HAL_OP_GEMM), addmm);
+  HAL_NATIVE(m, addmm_out, "addmm.out", launches(HAL_OP_GEMM), addmm_out);
+  HAL_NATIVE(m, addmm_, "addmm_", launches(HAL_OP_GEMM), addmm_inplace);
+  HAL_NATIVE(m, bmm, "bmm", launches(HAL_OP_GEMM), bmm);
+  HAL_NATIVE(m, bmm_out, "bmm.out", launches(HAL_OP_GEMM), bmm_out);
+  HAL_NATIVE(m, baddbmm, "baddbmm", launches(HAL_OP_GEMM), baddbmm);
+  HAL_NATIVE(m, baddbmm_, "baddbmm_", launches(HAL_OP_GEMM), baddbmm_inplace);
+  HAL_NATIVE(m, addmv, "addmv", launches(HAL_OP_GEMM), addmv);
+  HAL_NATIVE(m, dot, "dot", launches(HAL_OP_GEMM), dot);
 }
 
 }  // namespace

@@ -11,7 +11,10 @@
 //   - bool for ops returning Tensor& (in-place and out= ops; the kernel returns the first Tensor&
 //     argument, which is `self` or `out`).
 //
-//   HAL_NATIVE(m, add_Tensor, "add.Tensor", add_tensor);
+//   HAL_NATIVE(m, add_Tensor, "add.Tensor", launches(HAL_OP_ADD), add_tensor);
+//
+// launches(...) names the adapter ops `fn` launches itself (none: launches()), for the kernel table
+// (kernel_table.h), from which `python -m torch_hal coverage` asks each adapter whether it has them.
 #pragma once
 
 #include <ATen/core/IListRef.h>
@@ -21,6 +24,7 @@
 #include <type_traits>
 
 #include "host_kernel.h"
+#include "native/kernel_table.h"
 #include "native/native_launch.h"
 
 namespace torch_hal::native {
@@ -97,7 +101,10 @@ struct NativeFirst<Op, Native, Ret(Args...)> {
 };
 
 // (fn may be a template-id with commas, hence the variadic argument.)
-#define HAL_NATIVE(m, op, overload_name, ...) \
-  m.impl(overload_name, TORCH_FN((::torch_hal::native::NativeFirst<at::_ops::op, &__VA_ARGS__>::call)))
+#define HAL_NATIVE(m, op, overload_name, launched_ops, ...)                                  \
+  ::torch_hal::native::impl_recorded(                                                        \
+      m, ::torch_hal::native::Route::AdapterFirst, overload_name,                            \
+      TORCH_FN((::torch_hal::native::NativeFirst<at::_ops::op, &__VA_ARGS__>::call)),        \
+      ::torch_hal::native::launched_ops)
 
 }  // namespace torch_hal::native

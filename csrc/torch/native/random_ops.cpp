@@ -169,17 +169,17 @@ std::optional<at::Tensor> native_dropout_backward(const at::Tensor& grad_output,
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  HAL_NATIVE(m, uniform_, "uniform_", uniform_);
-  HAL_NATIVE(m, normal_, "normal_", normal_);
-  HAL_NATIVE(m, random_, "random_", random_default);
-  HAL_NATIVE(m, random__from, "random_.from", random_from);
-  HAL_NATIVE(m, random__to, "random_.to", random_to);
-  HAL_NATIVE(m, bernoulli__float, "bernoulli_.float", bernoulli_scalar_);
-  HAL_NATIVE(m, bernoulli__Tensor, "bernoulli_.Tensor", bernoulli_tensor_);
-  HAL_NATIVE(m, bernoulli, "bernoulli", bernoulli);
-  HAL_NATIVE(m, randperm_generator_out, "randperm.generator_out", randperm_out);
-  HAL_NATIVE(m, native_dropout, "native_dropout", native_dropout);
-  HAL_NATIVE(m, native_dropout_backward, "native_dropout_backward", native_dropout_backward);
+  HAL_NATIVE(m, uniform_, "uniform_", launches(HAL_OP_UNIFORM), uniform_);
+  HAL_NATIVE(m, normal_, "normal_", launches(HAL_OP_NORMAL), normal_);
+  HAL_NATIVE(m, random_, "random_", launches(HAL_OP_UNIFORM), random_default);
+  HAL_NATIVE(m, random__from, "random_.from", launches(HAL_OP_UNIFORM), random_from);
+  HAL_NATIVE(m, random__to, "random_.to", launches(HAL_OP_UNIFORM), random_to);
+  HAL_NATIVE(m, bernoulli__float, "bernoulli_.float", launches(HAL_OP_BERNOULLI), bernoulli_scalar_);
+  HAL_NATIVE(m, bernoulli__Tensor, "bernoulli_.Tensor", launches(HAL_OP_BERNOULLI), bernoulli_tensor_);
+  HAL_NATIVE(m, bernoulli, "bernoulli", launches(HAL_OP_BERNOULLI), bernoulli);
+  HAL_NATIVE(m, randperm_generator_out, "randperm.generator_out", launches(HAL_OP_RANDPERM), randperm_out);
+  HAL_NATIVE(m, native_dropout, "native_dropout", launches(HAL_OP_BERNOULLI), native_dropout);
+  HAL_NATIVE(m, native_dropout_backward, "native_dropout_backward", launches(), native_dropout_backward);
 }
 
 }  // namespace

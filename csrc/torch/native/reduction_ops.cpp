@@ -266,32 +266,32 @@ std::optional<std::tuple<at::Tensor, at::Tensor>> moments_mean(const at::Tensor&
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("sum", TORCH_FN(sum_all_entry));
-  m.impl("sum.dim_IntList", TORCH_FN(sum_dims_entry));
-  HAL_NATIVE(m, sum_IntList_out, "sum.IntList_out", sum_out);
-  HAL_NATIVE(m, mean_dim, "mean.dim", mean_dims);
-  HAL_NATIVE(m, mean_out, "mean.out", mean_out);
-  HAL_NATIVE(m, prod, "prod", prod_all);
-  HAL_NATIVE(m, prod_dim_int, "prod.dim_int", prod_dim);
-  HAL_NATIVE(m, prod_int_out, "prod.int_out", prod_out);
-  HAL_NATIVE(m, amax, "amax", extremum<true>);
-  HAL_NATIVE(m, amax_out, "amax.out", extremum_out<true>);
-  HAL_NATIVE(m, amin, "amin", extremum<false>);
-  HAL_NATIVE(m, amin_out, "amin.out", extremum_out<false>);
-  HAL_NATIVE(m, max, "max", extremum_all<true>);
-  HAL_NATIVE(m, min, "min", extremum_all<false>);
-  HAL_NATIVE(m, max_dim, "max.dim", extremum_dim<true>);
-  HAL_NATIVE(m, min_dim, "min.dim", extremum_dim<false>);
-  HAL_NATIVE(m, argmax, "argmax", arg<true>);
-  HAL_NATIVE(m, argmax_out, "argmax.out", arg_out<true>);
-  HAL_NATIVE(m, argmin, "argmin", arg<false>);
-  HAL_NATIVE(m, argmin_out, "argmin.out", arg_out<false>);
-  HAL_NATIVE(m, var_correction, "var.correction", moments<false>);
-  HAL_NATIVE(m, var_correction_out, "var.correction_out", moments_out<false>);
-  HAL_NATIVE(m, std_correction, "std.correction", moments<true>);
-  HAL_NATIVE(m, std_correction_out, "std.correction_out", moments_out<true>);
-  HAL_NATIVE(m, var_mean_correction, "var_mean.correction", moments_mean<false>);
-  HAL_NATIVE(m, std_mean_correction, "std_mean.correction", moments_mean<true>);
+  impl_recorded(m, Route::AdapterFirst, "sum", TORCH_FN(sum_all_entry), launches(HAL_OP_SUM));
+  impl_recorded(m, Route::AdapterFirst, "sum.dim_IntList", TORCH_FN(sum_dims_entry), launches(HAL_OP_SUM));
+  HAL_NATIVE(m, sum_IntList_out, "sum.IntList_out", launches(HAL_OP_SUM), sum_out);
+  HAL_NATIVE(m, mean_dim, "mean.dim", launches(HAL_OP_MEAN), mean_dims);
+  HAL_NATIVE(m, mean_out, "mean.out", launches(HAL_OP_MEAN), mean_out);
+  HAL_NATIVE(m, prod, "prod", launches(HAL_OP_PROD), prod_all);
+  HAL_NATIVE(m, prod_dim_int, "prod.dim_int", launches(HAL_OP_PROD), prod_dim);
+  HAL_NATIVE(m, prod_int_out, "prod.int_out", launches(HAL_OP_PROD), prod_out);
+  HAL_NATIVE(m, amax, "amax", launches(HAL_OP_AMAX), extremum<true>);
+  HAL_NATIVE(m, amax_out, "amax.out", launches(HAL_OP_AMAX), extremum_out<true>);
+  HAL_NATIVE(m, amin, "amin", launches(HAL_OP_AMIN), extremum<false>);
+  HAL_NATIVE(m, amin_out, "amin.out", launches(HAL_OP_AMIN), extremum_out<false>);
+  HAL_NATIVE(m, max, "max", launches(HAL_OP_AMAX), extremum_all<true>);
+  HAL_NATIVE(m, min, "min", launches(HAL_OP_AMIN), extremum_all<false>);
+  HAL_NATIVE(m, max_dim, "max.dim", launches(HAL_OP_AMAX, HAL_OP_ARGMAX), extremum_dim<true>);
+  HAL_NATIVE(m, min_dim, "min.dim", launches(HAL_OP_AMIN, HAL_OP_ARGMIN), extremum_dim<false>);
+  HAL_NATIVE(m, argmax, "argmax", launches(HAL_OP_ARGMAX), arg<true>);
+  HAL_NATIVE(m, argmax_out, "argmax.out", launches(HAL_OP_ARGMAX), arg_out<true>);
+  HAL_NATIVE(m, argmin, "argmin", launches(HAL_OP_ARGMIN), arg<false>);
+  HAL_NATIVE(m, argmin_out, "argmin.out", launches(HAL_OP_ARGMIN), arg_out<false>);
+  HAL_NATIVE(m, var_correction, "var.correction", launches(HAL_OP_VAR), moments<false>);
+  HAL_NATIVE(m, var_correction_out, "var.correction_out", launches(HAL_OP_VAR), moments_out<false>);
+  HAL_NATIVE(m, std_correction, "std.correction", launches(HAL_OP_STD), moments<true>);
+  HAL_NATIVE(m, std_correction_out, "std.correction_out", launches(HAL_OP_STD), moments_out<true>);
+  HAL_NATIVE(m, var_mean_correction, "var_mean.correction", launches(HAL_OP_VAR, HAL_OP_MEAN), moments_mean<false>);
+  HAL_NATIVE(m, std_mean_correction, "std_mean.correction", launches(HAL_OP_STD, HAL_OP_MEAN), moments_mean<true>);
 }
 
 }  // namespace

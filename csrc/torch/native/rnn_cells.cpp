@@ -10,6 +10,8 @@
 
 #include <tuple>
 
+#include "native/kernel_table.h"
+
 namespace torch_hal::native {
 namespace {
 
@@ -50,8 +52,8 @@ std::tuple<at::Tensor, at::Tensor> fused_gru_cell(const at::Tensor& input_gates,
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_thnn_fused_lstm_cell", TORCH_FN(fused_lstm_cell));
-  m.impl("_thnn_fused_gru_cell", TORCH_FN(fused_gru_cell));
+  impl_recorded(m, Route::Composite, "_thnn_fused_lstm_cell", TORCH_FN(fused_lstm_cell));
+  impl_recorded(m, Route::Composite, "_thnn_fused_gru_cell", TORCH_FN(fused_gru_cell));
 }
 
 TORCH_LIBRARY_IMPL(aten, AutogradPrivateUse1, m) {

@@ -73,10 +73,11 @@ std::optional<at::Tensor> log_softmax_backward(const at::Tensor& grad_output, co
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  HAL_NATIVE(m, _softmax, "_softmax", softmax);
-  HAL_NATIVE(m, _log_softmax, "_log_softmax", log_softmax);
-  HAL_NATIVE(m, _softmax_backward_data, "_softmax_backward_data", softmax_backward);
-  HAL_NATIVE(m, _log_softmax_backward_data, "_log_softmax_backward_data", log_softmax_backward);
+  HAL_NATIVE(m, _softmax, "_softmax", launches(HAL_OP_SOFTMAX), softmax);
+  HAL_NATIVE(m, _log_softmax, "_log_softmax", launches(HAL_OP_LOG_SOFTMAX), log_softmax);
+  HAL_NATIVE(m, _softmax_backward_data, "_softmax_backward_data", launches(HAL_OP_SOFTMAX_BACKWARD), softmax_backward);
+  HAL_NATIVE(m, _log_softmax_backward_data, "_log_softmax_backward_data", launches(HAL_OP_LOG_SOFTMAX_BACKWARD),
+             log_softmax_backward);
 }
 
 }  // namespace

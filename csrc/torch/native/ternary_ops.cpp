@@ -213,34 +213,37 @@ bool lerp_tensor_out(const at::Tensor& self, const at::Tensor& end, const at::Te
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  HAL_NATIVE(m, where_self, "where.self", where_self);
-  HAL_NATIVE(m, where_self_out, "where.self_out", where_self_out);
-  HAL_NATIVE(m, masked_fill__Scalar, "masked_fill_.Scalar", masked_fill_scalar);
-  HAL_NATIVE(m, masked_fill__Tensor, "masked_fill_.Tensor", masked_fill_tensor);
-  HAL_NATIVE(m, clamp, "clamp", clamp<ScalarBound>);
-  HAL_NATIVE(m, clamp_, "clamp_", clamp_<ScalarBound>);
-  HAL_NATIVE(m, clamp_out, "clamp.out", clamp_out<ScalarBound>);
-  HAL_NATIVE(m, clamp_Tensor, "clamp.Tensor", clamp<TensorBound>);
-  HAL_NATIVE(m, clamp__Tensor, "clamp_.Tensor", clamp_<TensorBound>);
-  HAL_NATIVE(m, clamp_Tensor_out, "clamp.Tensor_out", clamp_out<TensorBound>);
-  HAL_NATIVE(m, clamp_min, "clamp_min", clamp_one<true>);
-  HAL_NATIVE(m, clamp_min_, "clamp_min_", clamp_one_<true>);
-  HAL_NATIVE(m, clamp_min_out, "clamp_min.out", clamp_one_out<true>);
-  HAL_NATIVE(m, clamp_max, "clamp_max", clamp_one<false>);
-  HAL_NATIVE(m, clamp_max_, "clamp_max_", clamp_one_<false>);
-  HAL_NATIVE(m, clamp_max_out, "clamp_max.out", clamp_one_out<false>);
-  HAL_NATIVE(m, addcmul, "addcmul", addc<HAL_OP_ADDCMUL>);
-  HAL_NATIVE(m, addcmul_, "addcmul_", addc_<HAL_OP_ADDCMUL>);
-  HAL_NATIVE(m, addcmul_out, "addcmul.out", addc_out<HAL_OP_ADDCMUL>);
-  HAL_NATIVE(m, addcdiv, "addcdiv", addc<HAL_OP_ADDCDIV>);
-  HAL_NATIVE(m, addcdiv_, "addcdiv_", addc_<HAL_OP_ADDCDIV>);
-  HAL_NATIVE(m, addcdiv_out, "addcdiv.out", addc_out<HAL_OP_ADDCDIV>);
-  HAL_NATIVE(m, lerp_Scalar, "lerp.Scalar", lerp_scalar);
-  HAL_NATIVE(m, lerp__Scalar, "lerp_.Scalar", lerp_scalar_);
-  HAL_NATIVE(m, lerp_Scalar_out, "lerp.Scalar_out", lerp_scalar_out);
-  HAL_NATIVE(m, lerp_Tensor, "lerp.Tensor", lerp_tensor);
-  HAL_NATIVE(m, lerp__Tensor, "lerp_.Tensor", lerp_tensor_);
-  HAL_NATIVE(m, lerp_Tensor_out, "lerp.Tensor_out", lerp_tensor_out);
+  HAL_NATIVE(m, where_self, "where.self", launches(HAL_OP_WHERE), where_self);
+  HAL_NATIVE(m, where_self_out, "where.self_out", launches(HAL_OP_WHERE), where_self_out);
+  HAL_NATIVE(m, masked_fill__Scalar, "masked_fill_.Scalar", launches(HAL_OP_WHERE), masked_fill_scalar);
+  HAL_NATIVE(m, masked_fill__Tensor, "masked_fill_.Tensor", launches(HAL_OP_WHERE), masked_fill_tensor);
+  HAL_NATIVE(m, clamp, "clamp", launches(HAL_OP_CLAMP_MIN, HAL_OP_CLAMP_MAX), clamp<ScalarBound>);
+  HAL_NATIVE(m, clamp_, "clamp_", launches(HAL_OP_CLAMP_MIN, HAL_OP_CLAMP_MAX), clamp_<ScalarBound>);
+  HAL_NATIVE(m, clamp_out, "clamp.out", launches(HAL_OP_CLAMP_MIN, HAL_OP_CLAMP_MAX), clamp_out<ScalarBound>);
+  HAL_NATIVE(m, clamp_Tensor, "clamp.Tensor", launches(HAL_OP_CLAMP, HAL_OP_CLAMP_MIN, HAL_OP_CLAMP_MAX),
+             clamp<TensorBound>);
+  HAL_NATIVE(m, clamp__Tensor, "clamp_.Tensor", launches(HAL_OP_CLAMP, HAL_OP_CLAMP_MIN, HAL_OP_CLAMP_MAX),
+             clamp_<TensorBound>);
+  HAL_NATIVE(m, clamp_Tensor_out, "clamp.Tensor_out", launches(HAL_OP_CLAMP, HAL_OP_CLAMP_MIN, HAL_OP_CLAMP_MAX),
+             clamp_out<TensorBound>);
+  HAL_NATIVE(m, clamp_min, "clamp_min", launches(HAL_OP_CLAMP_MIN), clamp_one<true>);
+  HAL_NATIVE(m, clamp_min_, "clamp_min_", launches(HAL_OP_CLAMP_MIN), clamp_one_<true>);
+  HAL_NATIVE(m, clamp_min_out, "clamp_min.out", launches(HAL_OP_CLAMP_MIN), clamp_one_out<true>);
+  HAL_NATIVE(m, clamp_max, "clamp_max", launches(HAL_OP_CLAMP_MAX), clamp_one<false>);
+  HAL_NATIVE(m, clamp_max_, "clamp_max_", launches(HAL_OP_CLAMP_MAX), clamp_one_<false>);
+  HAL_NATIVE(m, clamp_max_out, "clamp_max.out", launches(HAL_OP_CLAMP_MAX), clamp_one_out<false>);
+  HAL_NATIVE(m, addcmul, "addcmul", launches(HAL_OP_ADDCMUL), addc<HAL_OP_ADDCMUL>);
+  HAL_NATIVE(m, addcmul_, "addcmul_", launches(HAL_OP_ADDCMUL), addc_<HAL_OP_ADDCMUL>);
+  HAL_NATIVE(m, addcmul_out, "addcmul.out", launches(HAL_OP_ADDCMUL), addc_out<HAL_OP_ADDCMUL>);
+  HAL_NATIVE(m, addcdiv, "addcdiv", launches(HAL_OP_ADDCDIV), addc<HAL_OP_ADDCDIV>);
+  HAL_NATIVE(m, addcdiv_, "addcdiv_", launches(HAL_OP_ADDCDIV), addc_<HAL_OP_ADDCDIV>);
+  HAL_NATIVE(m, addcdiv_out, "addcdiv.out", launches(HAL_OP_ADDCDIV), addc_out<HAL_OP_ADDCDIV>);
+  HAL_NATIVE(m, lerp_Scalar, "lerp.Scalar", launches(HAL_OP_LERP), lerp_scalar);
+  HAL_NATIVE(m, lerp__Scalar, "lerp_.Scalar", launches(HAL_OP_LERP), lerp_scalar_);
+  HAL_NATIVE(m, lerp_Scalar_out, "lerp.Scalar_out", launches(HAL_OP_LERP), lerp_scalar_out);
+  HAL_NATIVE(m, lerp_Tensor, "lerp.Tensor", launches(HAL_OP_LERP), lerp_tensor);
+  HAL_NATIVE(m, lerp__Tensor, "lerp_.Tensor", launches(HAL_OP_LERP), lerp_tensor_);
+  HAL_NATIVE(m, lerp_Tensor_out, "lerp.Tensor_out", launches(HAL_OP_LERP), lerp_tensor_out);
 }
 
 }  // namespace

@@ -23,22 +23,23 @@ std::optional<at::Tensor> isnan(const at::Tensor& self) {
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using enum Form;
-  HAL_NATIVE(m, neg, "neg", unary<HAL_OP_NEG, Unary, no_bool_negation>);
-  HAL_NATIVE(m, neg_, "neg_", unary_<HAL_OP_NEG, Unary, no_bool_negation>);
-  HAL_NATIVE(m, neg_out, "neg.out", unary_out<HAL_OP_NEG, Unary, no_bool_negation>);
-  HAL_NATIVE(m, abs_out, "abs.out", unary_out<HAL_OP_ABS, Unary, no_bool>);  // abs, abs_ are composites
-  HAL_NATIVE(m, floor, "floor", unary<HAL_OP_FLOOR, Unary, no_bool>);
-  HAL_NATIVE(m, floor_, "floor_", unary_<HAL_OP_FLOOR, Unary, no_bool>);
-  HAL_NATIVE(m, floor_out, "floor.out", unary_out<HAL_OP_FLOOR, Unary, no_bool>);
-  HAL_NATIVE(m, ceil, "ceil", unary<HAL_OP_CEIL, Unary, no_bool>);
-  HAL_NATIVE(m, ceil_, "ceil_", unary_<HAL_OP_CEIL, Unary, no_bool>);
-  HAL_NATIVE(m, ceil_out, "ceil.out", unary_out<HAL_OP_CEIL, Unary, no_bool>);
-  HAL_NATIVE(m, round, "round", unary<HAL_OP_ROUND, Unary, no_bool>);
-  HAL_NATIVE(m, round_, "round_", unary_<HAL_OP_ROUND, Unary, no_bool>);
-  HAL_NATIVE(m, round_out, "round.out", unary_out<HAL_OP_ROUND, Unary, no_bool>);
-  HAL_NATIVE(m, trunc, "trunc", unary<HAL_OP_TRUNC, Unary, no_bool>);
-  HAL_NATIVE(m, trunc_, "trunc_", unary_<HAL_OP_TRUNC, Unary, no_bool>);
-  HAL_NATIVE(m, trunc_out, "trunc.out", unary_out<HAL_OP_TRUNC, Unary, no_bool>);
+  HAL_NATIVE(m, neg, "neg", launches(HAL_OP_NEG), unary<HAL_OP_NEG, Unary, no_bool_negation>);
+  HAL_NATIVE(m, neg_, "neg_", launches(HAL_OP_NEG), unary_<HAL_OP_NEG, Unary, no_bool_negation>);
+  HAL_NATIVE(m, neg_out, "neg.out", launches(HAL_OP_NEG), unary_out<HAL_OP_NEG, Unary, no_bool_negation>);
+  HAL_NATIVE(m, abs_out, "abs.out", launches(HAL_OP_ABS),
+             unary_out<HAL_OP_ABS, Unary, no_bool>);  // abs, abs_ are composites
+  HAL_NATIVE(m, floor, "floor", launches(HAL_OP_FLOOR), unary<HAL_OP_FLOOR, Unary, no_bool>);
+  HAL_NATIVE(m, floor_, "floor_", launches(HAL_OP_FLOOR), unary_<HAL_OP_FLOOR, Unary, no_bool>);
+  HAL_NATIVE(m, floor_out, "floor.out", launches(HAL_OP_FLOOR), unary_out<HAL_OP_FLOOR, Unary, no_bool>);
+  HAL_NATIVE(m, ceil, "ceil", launches(HAL_OP_CEIL), unary<HAL_OP_CEIL, Unary, no_bool>);
+  HAL_NATIVE(m, ceil_, "ceil_", launches(HAL_OP_CEIL), unary_<HAL_OP_CEIL, Unary, no_bool>);
+  HAL_NATIVE(m, ceil_out, "ceil.out", launches(HAL_OP_CEIL), unary_out<HAL_OP_CEIL, Unary, no_bool>);
+  HAL_NATIVE(m, round, "round", launches(HAL_OP_ROUND), unary<HAL_OP_ROUND, Unary, no_bool>);
+  HAL_NATIVE(m, round_, "round_", launches(HAL_OP_ROUND), unary_<HAL_OP_ROUND, Unary, no_bool>);
+  HAL_NATIVE(m, round_out, "round.out", launches(HAL_OP_ROUND), unary_out<HAL_OP_ROUND, Unary, no_bool>);
+  HAL_NATIVE(m, trunc, "trunc", launches(HAL_OP_TRUNC), unary<HAL_OP_TRUNC, Unary, no_bool>);
+  HAL_NATIVE(m, trunc_, "trunc_", launches(HAL_OP_TRUNC), unary_<HAL_OP_TRUNC, Unary, no_bool>);
+  HAL_NATIVE(m, trunc_out, "trunc.out", launches(HAL_OP_TRUNC), unary_out<HAL_OP_TRUNC, Unary, no_bool>);
   HAL_NATIVE_UNARY(m, sign, "sign", HAL_OP_SIGN, Unary);
   HAL_NATIVE_UNARY(m, bitwise_not, "bitwise_not", HAL_OP_BITWISE_NOT, Unary);
   HAL_NATIVE_UNARY(m, exp, "exp", HAL_OP_EXP, UnaryFloat);
@@ -56,8 +57,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_NATIVE_UNARY(m, reciprocal, "reciprocal", HAL_OP_RECIPROCAL, UnaryFloat);
   HAL_NATIVE_UNARY(m, erf, "erf", HAL_OP_ERF, UnaryFloat);
   // logical_not and logical_not_ are composites over the out= form, which writes any dtype.
-  HAL_NATIVE(m, logical_not_out, "logical_not.out", unary_out<HAL_OP_LOGICAL_NOT, UnaryAnyOut>);
-  HAL_NATIVE(m, isnan, "isnan", isnan);
+  HAL_NATIVE(m, logical_not_out, "logical_not.out", launches(HAL_OP_LOGICAL_NOT),
+             unary_out<HAL_OP_LOGICAL_NOT, UnaryAnyOut>);
+  HAL_NATIVE(m, isnan, "isnan", launches(HAL_OP_ISNAN), isnan);
 }
 
 }  // namespace

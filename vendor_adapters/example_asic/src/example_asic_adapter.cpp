@@ -14,6 +14,7 @@
 //   EXAMPLE_ASIC_DEVICES  number of simulated chips (default 1)
 //   EXAMPLE_ASIC_MEMORY   memory of each chip: bytes, or with a K/M/G suffix such as 512M (default 512M)
 #include <chrono>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -83,7 +84,11 @@ hal_status_t check_device_range(int32_t device, const void* p, uint64_t size, co
                                                " is not inside an allocation of device " + std::to_string(device));
 }
 
+// Settings are plain digits: strtoul alone would also take " 8M", "+8M" and, wrapped around, "-1".
+bool starts_with_digit(const char* text) { return std::isdigit(static_cast<unsigned char>(*text)) != 0; }
+
 bool parse_bytes(const char* text, uint64_t* out) {
+  if (!starts_with_digit(text)) return false;
   char* end = nullptr;
   const unsigned long long value = std::strtoull(text, &end, 10);
   if (end == text || value == 0) return false;
@@ -108,7 +113,7 @@ hal_status_t initialize() {
   if (const char* env = std::getenv("EXAMPLE_ASIC_DEVICES")) {
     char* end = nullptr;
     count = std::strtol(env, &end, 10);
-    if (end == env || *end != '\0' || count < 0 || count > 64) {
+    if (!starts_with_digit(env) || *end != '\0' || count > 64) {
       return fail(HAL_STATUS_INVALID_ARGUMENT,
                   std::string("EXAMPLE_ASIC_DEVICES='") + env + "' is not a device count between 0 and 64");
     }

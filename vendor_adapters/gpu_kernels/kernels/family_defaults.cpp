@@ -30,6 +30,7 @@ HAL_GPU_WEAK_FAMILY(launch_indexing, "indexing")
 HAL_GPU_WEAK_FAMILY(launch_random, "random")
 HAL_GPU_WEAK_FAMILY(launch_gemm, "GEMM")
 HAL_GPU_WEAK_FAMILY(launch_multi_tensor, "multi-tensor")
+HAL_GPU_WEAK_FAMILY(launch_norm_pool, "normalization/pooling/upsampling")
 
 #undef HAL_GPU_WEAK_FAMILY
 

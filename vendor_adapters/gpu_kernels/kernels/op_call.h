@@ -51,6 +51,9 @@ hal_status_t launch_random(const OpCall& call);
 hal_status_t launch_gemm(const OpCall& call);
 // FOREACH: one elementwise op over many groups of tensors in one launch (multi_tensor.cu).
 hal_status_t launch_multi_tensor(const OpCall& call);
+// Batch/group/RMS norm, pooling, upsampling: ops 900..999 (norm_pool.cpp routes them to batch_norm.cu,
+// group_norm.cu, pooling.cu, upsample.cu).
+hal_status_t launch_norm_pool(const OpCall& call);
 
 // Records the per-thread message that the adapter's get_last_error() returns; returns `status`.
 hal_status_t fail(hal_status_t status, const char* message);

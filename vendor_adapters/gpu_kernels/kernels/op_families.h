@@ -22,6 +22,7 @@ inline Family family_of(hal_op_t op) {
   if (op >= 600 && op < 700) return launch_random;
   if (op == HAL_OP_MATMUL || op == HAL_OP_GEMM) return launch_gemm;
   if (op >= 700 && op < 800) return launch_multi_tensor;
+  if (op >= 900 && op < 1000) return launch_norm_pool;  // batch/group/RMS norm, pooling, upsampling
   return nullptr;
 }
 

@@ -1,5 +1,6 @@
-// Planning a GEMM: from the ABI's row-major, strided tensors to one cuBLAS strided-batched call.
-// Pure logic, no CUDA calls, so every layout decision is in one place.
+// Planning a GEMM: from the ABI's row-major, strided tensors to one strided-batched call of a column-major
+// BLAS (cuBLAS on NVIDIA, rocBLAS on AMD: both take the same operands). Pure logic, no vendor calls, so
+// every layout decision is in one place for every GPU adapter.
 #pragma once
 
 #include <cstdint>
@@ -7,27 +8,27 @@
 
 #include "torch_hal/adapter.h"
 
-namespace hal_nvidia {
+namespace hal_gpu {
 
 enum class GemmType { F16, BF16, F32, F64 };
 
 struct BlasOperand {
   const void* data = nullptr;
-  bool transpose = false;  // cuBLAS op T rather than N
+  bool transpose = false;  // the BLAS's op T rather than N
   int64_t ld = 0;
   int64_t batch_stride = 0;  // elements; 0 broadcasts one matrix over the batch
 };
 
 struct GemmPlan {
   GemmType type = GemmType::F32;
-  int64_t batch = 0, m = 0, n = 0, k = 0;  // the problem as cuBLAS sees it (column-major)
-  BlasOperand first, second;              // cuBLAS's A and B
+  int64_t batch = 0, m = 0, n = 0, k = 0;  // the problem as the BLAS sees it (column-major)
+  BlasOperand first, second;              // the BLAS's A and B
   void* out = nullptr;
   int64_t ld_out = 0;
   int64_t batch_stride_out = 0;
   double alpha = 1, beta = 0;             // beta is 0 when there is no c to add
   const hal_tensor_t* c = nullptr;        // c to add (beta != 0), or nullptr
-  bool c_is_out = false;                  // c is the output itself: cuBLAS reads it in place
+  bool c_is_out = false;                  // c is the output itself: the BLAS reads it in place
   bool empty = false;                     // M, N or B is 0: nothing to compute
   // c's first element when c is a bias vector that cuBLASLt's BIAS epilogue can add in the GEMM itself
   // (addmm's 1-D bias, see plan_gemm), else nullptr. c stays set either way: the two-kernel path that
@@ -42,4 +43,4 @@ hal_status_t plan_gemm(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inpu
                        int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars, GemmPlan* plan,
                        std::string* why);
 
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

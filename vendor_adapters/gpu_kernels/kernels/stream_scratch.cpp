@@ -1,11 +1,12 @@
-#include "stream_scratch.h"
+// The scratch lease and the per-stream cache behind it (kernels/stream_scratch_cache.h), for every GPU
+// adapter: only the memory itself comes from the adapter.
+#include "kernels/adapter_services.h"
+#include "kernels/stream_scratch_cache.h"
 
-#include "adapter_state.h"
-
-namespace hal_nvidia {
+namespace hal_gpu {
 
 void StreamScratchCache::Buffer::release() {
-  if (ptr) (void)cudaFreeAsync(ptr, stream);  // cleanup: a failed free only leaks
+  if (ptr) scratch_free(ptr, stream);
   ptr = nullptr;
   bytes = 0;
 }
@@ -15,26 +16,15 @@ void StreamScratchCache::forget(cudaStream_t stream) {
   buffers_.erase(stream);
 }
 
-}  // namespace hal_nvidia
-
-namespace hal_gpu {
-
-using hal_nvidia::device_state;
-using hal_nvidia::kRetainedScratchBytes;
-using hal_nvidia::StreamScratchCache;
-
 StreamScratch::StreamScratch(int32_t device, cudaStream_t stream, size_t bytes) : stream_(stream) {
   if (bytes == 0) return;
   if (bytes > kRetainedScratchBytes) {
-    own_memory_ = cudaMallocAsync(&ptr_, bytes, stream) == cudaSuccess;
-    if (!own_memory_) {
-      (void)cudaGetLastError();  // clear the failed allocation's error for the caller's next CUDA call
-      ptr_ = nullptr;
-      ok_ = false;
-    }
+    ptr_ = scratch_allocate(bytes, stream);
+    own_memory_ = ptr_ != nullptr;
+    ok_ = own_memory_;
     return;
   }
-  StreamScratchCache& cache = device_state(device).scratch;
+  StreamScratchCache& cache = scratch_cache(device);
   lock_ = std::unique_lock<std::mutex>(cache.mutex_);
   StreamScratchCache::Buffer& buffer = cache.buffers_[stream];
   if (buffer.bytes < bytes) {
@@ -42,9 +32,8 @@ StreamScratch::StreamScratch(int32_t device, cudaStream_t stream, size_t bytes) 
     // freed after the kernels already queued with it.
     const size_t rounded = (bytes + 0xFFFF) & ~size_t{0xFFFF};
     buffer.release();
-    if (cudaMallocAsync(&buffer.ptr, rounded, stream) != cudaSuccess) {
-      (void)cudaGetLastError();
-      buffer.ptr = nullptr;
+    buffer.ptr = scratch_allocate(rounded, stream);
+    if (!buffer.ptr) {
       lock_.unlock();
       ok_ = false;
       return;
@@ -56,7 +45,7 @@ StreamScratch::StreamScratch(int32_t device, cudaStream_t stream, size_t bytes) 
 }
 
 StreamScratch::~StreamScratch() {
-  if (own_memory_) (void)cudaFreeAsync(ptr_, stream_);  // after the kernels queued with it
+  if (own_memory_) scratch_free(ptr_, stream_);  // after the kernels queued with it
 }
 
 }  // namespace hal_gpu

@@ -1,11 +1,11 @@
-// Owner of an object made by a dlopen'ed library (a cuBLAS handle, a cuBLASLt descriptor): destroyed through
+// Owner of an object made by a dlopen'ed library (a cuBLAS handle, a cuBLASLt or hipBLASLt descriptor): destroyed through
 // that library's own destroy entry point, which the owner carries. Destruction ignores the status: it runs
 // on cleanup paths where there is no caller left to tell (and a failed destroy only leaks).
 #pragma once
 
 #include <memory>
 
-namespace hal_nvidia {
+namespace hal_gpu {
 
 template <typename T>
 struct DestroyWith {
@@ -18,4 +18,4 @@ struct DestroyWith {
 template <typename T>
 using LibraryHandle = std::unique_ptr<T, DestroyWith<T>>;
 
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

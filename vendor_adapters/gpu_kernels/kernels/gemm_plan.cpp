@@ -1,9 +1,9 @@
-#include "gemm_plan.h"
+#include "kernels/gemm_plan.h"
 
 #include <algorithm>
 #include <climits>
 
-namespace hal_nvidia {
+namespace hal_gpu {
 namespace {
 
 // One operand as [batch, rows, cols] with element strides (a 2-D tensor has batch 1, stride 0).
@@ -213,4 +213,4 @@ hal_status_t plan_gemm(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inpu
   return HAL_STATUS_SUCCESS;
 }
 
-}  // namespace hal_nvidia
+}  // namespace hal_gpu

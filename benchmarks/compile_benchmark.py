@@ -1,0 +1,108 @@
+"""torch.compile (Inductor) on hal against eager hal, and against compiled code on a reference device.
+
+    python benchmarks/compile_benchmark.py [--device hal:0] [--reference auto|cpu|cuda:N] [--models mlp,...]
+                                           [--scale 8] [--repeats 5] [--threads N] [--quick] [--markdown FILE] [--json FILE]
+
+The reference (auto) is cuda:N for hal:N where torch.cuda is available, else CPU tensors: on the host device,
+compiled hal runs Inductor's C++ code in place on hal memory, which should cost what the same compiled code
+costs on CPU tensors. Each side runs in a process of its own (compile_worker.py; the reference never imports
+torch_hal), and the two are timed in lockstep (lockstep.py), eager and compiled, training steps (forward, loss,
+backward) and inference forwards. A compiled step under torch.hal.strict() counts the CPU fallback calls of the
+compiled graphs (the target is none). Ratios below 1: the first named takes less time.
+"""
+import argparse
+import json
+import math
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import lockstep  # noqa: E402
+from model_benchmark import auto_reference, fmt_time, machine  # noqa: E402
+from model_zoo import compile_models  # noqa: E402
+
+WORKER = str(Path(__file__).resolve().parent / "compile_worker.py")
+COLUMNS = ("model", "kind", "hal eager", "hal compiled", "eager/compiled hal", "ref compiled",
+           "compiled hal/ref", "compile s hal", "fallback calls (strict)")
+
+
+def start_worker(device: str, scale: int, threads) -> lockstep.Worker:
+    env = {} if device.startswith("hal") else {"TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
+    command = [WORKER, "--device", device, "--scale", str(scale)] + (["--threads", str(threads)] if threads else [])
+    return lockstep.Worker(device, command, env=env)
+
+
+def measure(workers, name: str, repeats: int) -> dict:
+    hal, ref = workers
+    result = {"model": name}
+    for mode in ("eager", "compiled"):
+        built = [json.loads(w.ask(f"build {name} {mode}")) for w in workers]
+        result[f"compile_s_{mode}"] = [b["compile_s"] for b in built]
+        for kind in ("step", "forward"):
+            samples = lockstep.lockstep_samples(workers, f"time_{kind}", repeats)
+            result[f"{kind}_{mode}"] = [statistics.median(s) for s in samples]
+            result[f"{kind}_{mode}_samples"] = samples
+        if mode == "compiled":
+            result["strict"] = json.loads(hal.ask("strict"))
+    return result
+
+
+def rows(result: dict):
+    strict = result["strict"]
+    calls = str(strict["fallback_calls"]) if strict["strict"] == "pass" else f"fails ({strict['op']})"
+    for kind in ("step", "forward"):
+        eager, compiled = result[f"{kind}_eager"], result[f"{kind}_compiled"]
+        cells = (result["model"], kind, fmt_time(eager[0]), fmt_time(compiled[0]), f"{eager[0] / compiled[0]:.2f}",
+                 fmt_time(compiled[1]), f"{compiled[0] / compiled[1]:.2f}",
+                 f"{result['compile_s_compiled'][0]:.1f}", calls)
+        yield "| " + " | ".join(cells) + " |"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--device", default="hal:0")
+    parser.add_argument("--reference", default="auto", help="cpu, cuda:N, or auto (default)")
+    parser.add_argument("--models", default=",".join(compile_models.MODELS))
+    parser.add_argument("--scale", type=int, help="model and batch size multiplier (default 8, 1 with --quick)")
+    parser.add_argument("--repeats", type=int, help="timed batches per side (default 5, 2 with --quick)")
+    parser.add_argument("--threads", type=int, help="CPU threads of each side (torch.set_num_threads): on a machine "
+                        "shared with other work, 1 keeps OpenMP's waiting out of the figures")
+    parser.add_argument("--quick", action="store_true", help="test-sized models, for a smoke test")
+    parser.add_argument("--markdown")
+    parser.add_argument("--json")
+    args = parser.parse_args(argv)
+    scale = args.scale or (1 if args.quick else 8)
+    repeats = args.repeats or (2 if args.quick else 5)
+    names = args.models.split(",")
+    unknown = [n for n in names if n not in compile_models.MODELS]
+    if unknown:
+        parser.error(f"unknown models {unknown}; choose from {', '.join(compile_models.MODELS)}")
+    devices = [args.device, auto_reference(args.device) if args.reference == "auto" else args.reference]
+    workers = [start_worker(d, scale, args.threads) for d in devices]
+    try:
+        describe = [json.loads(w.ask("describe")) for w in workers]
+        results = []
+        for i, name in enumerate(names, 1):
+            print(f"[{i}/{len(names)}] {name} (scale {scale}) on {devices[0]} and {devices[1]}", file=sys.stderr,
+                  flush=True)
+            results.append(measure(workers, name, repeats))
+    finally:
+        for w in workers:
+            w.close()
+    header = (f"{devices[0]} ({describe[0]['name']}) vs {devices[1]} ({describe[1]['name']}), torch "
+              f"{describe[1]['torch']}, scale {scale}, {args.threads or 'default'} CPU threads, median of {repeats} timed batches per side")
+    text = "\n".join([header, "", "| " + " | ".join(COLUMNS) + " |", "|" + " --- |" * len(COLUMNS)]
+                     + [row for r in results for row in rows(r)]) + "\n"
+    print(text, end="")
+    if args.markdown:
+        Path(args.markdown).write_text(f"Machine: {machine()}.\n\n" + text)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"machine": machine(), "devices": describe, "results": results},
+                                              indent=1) + "\n")
+    finite = all(math.isfinite(r[f"{k}_compiled"][0]) for r in results for k in ("step", "forward"))
+    return 0 if finite else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

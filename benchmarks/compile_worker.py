@@ -1,0 +1,112 @@
+"""One side of the compile benchmark (compile_benchmark.py): a process that runs the compile models
+(model_zoo/compile_models.py) on one device, eagerly or through torch.compile (Inductor), and answers the
+runner's requests over its pipes (lockstep.py's protocol).
+
+    python benchmarks/compile_worker.py --device hal:0|cuda:0|cpu --scale N [--threads N]
+
+Only the hal side imports torch_hal: a process that runs cuda must not register hal (lockstep.py).
+
+Requests:
+  describe            the device, torch version
+  build NAME MODE     the model (seeded) in MODE eager or compiled, compiled and warmed up: its compile seconds
+  time_step           seconds per training step (forward, loss, backward) over one timed batch
+  time_forward        seconds per inference forward (no_grad) over one timed batch
+  strict              hal only: CPU fallback calls of one compiled step under torch.hal.strict()
+"""
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import lockstep  # noqa: E402
+from model_zoo import compile_models  # noqa: E402
+from timing import batch_size, timed_batch  # noqa: E402
+
+SEED = 0
+
+
+class Run:
+    def __init__(self, device: torch.device, name: str, mode: str, scale: int):
+        build, shape = compile_models.MODELS[name]
+        torch.manual_seed(SEED)
+        self.device = device
+        self.model = build(scale).to(device)
+        self.fn = torch.compile(self.model) if mode == "compiled" else self.model
+        self.x = torch.randn(shape(scale), generator=torch.Generator().manual_seed(SEED)).to(device)
+        self.batch_sizes = {}
+        started = time.perf_counter()
+        self.step()
+        self.forward()
+        self.sync()
+        self.compile_s = time.perf_counter() - started
+
+    def sync(self):
+        if self.device.type in ("hal", "cuda"):
+            getattr(torch, self.device.type).synchronize(self.device)
+
+    def step(self):
+        for p in self.model.parameters():
+            p.grad = None
+        (self.fn(self.x) ** 2).mean().backward()
+
+    def forward(self):
+        with torch.no_grad():
+            return self.fn(self.x)
+
+    def timed(self, kind: str) -> float:
+        fn = self.step if kind == "step" else self.forward
+        if kind not in self.batch_sizes:
+            self.batch_sizes[kind] = batch_size(fn, self.sync)
+        return timed_batch(fn, self.sync, self.batch_sizes[kind])
+
+    def strict(self) -> dict:
+        torch.hal.reset_fallback_stats()
+        try:
+            with torch.hal.strict():
+                self.step()
+                self.sync()
+        except RuntimeError as error:
+            return {"strict": "fail", "op": str(error).splitlines()[0][:200]}
+        return {"strict": "pass", "fallback_calls": sum(torch.hal.fallback_stats().values())}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--device", required=True)
+    parser.add_argument("--scale", type=int, default=8)
+    parser.add_argument("--threads", type=int, help="torch.set_num_threads (Inductor's C++ kernels too)")
+    args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    if args.device.startswith("hal"):
+        import torch_hal  # noqa: F401
+    device = torch.device(args.device)
+    torch._dynamo.config.cache_size_limit = 64
+    run = None
+
+    def answer(line: str) -> str:
+        nonlocal run
+        request, *arguments = line.split()
+        if request == "describe":
+            name = {"hal": lambda: torch.hal.get_device_properties(device).name,
+                    "cuda": lambda: torch.cuda.get_device_name(device)}.get(device.type, lambda: "CPU tensors")()
+            return json.dumps({"device": str(device), "name": name, "torch": torch.__version__})
+        if request == "build":
+            run = None
+            run = Run(device, arguments[0], arguments[1], args.scale)
+            return json.dumps({"compile_s": run.compile_s})
+        if request in ("time_step", "time_forward"):
+            return repr(run.timed(request[len("time_"):]))
+        if request == "strict":
+            return json.dumps(run.strict())
+        raise ValueError(f"unknown request {line!r}")
+
+    lockstep.serve(answer)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""Two sides of a comparison in two processes, driven in lockstep over pipes.
+
+Why two processes: once hal is registered it is PyTorch's accelerator, and PyTorch's autograd engine then
+refuses backward passes over cuda tensors in that process (pytorch/pytorch#161129); a side that trains on
+cuda must never import torch_hal. Why lockstep: a machine's speed drifts (on the lent H100 machine the same
+op differs by up to 40% between two processes, depending on where and when each runs), so the parent asks
+one side for a timed batch, then the other, and so on, while the idle side waits on its pipe: both sides see
+the same moments of the machine, as ``time_pair`` gives cases that share a process.
+
+The protocol is one line each way: the parent writes a request, the worker answers with one line. A worker
+first builds and warms up what it needs and says "ready". Only the standard library is used here, so a
+worker that must not load torch_hal can import this module.
+"""
+import os
+import statistics
+import subprocess
+import sys
+from typing import Callable, Dict, List, Optional, Sequence
+
+
+class Worker:
+    """A child process that answers one line per request line (see ``serve``)."""
+
+    def __init__(self, name: str, args: Sequence[str], env: Optional[Dict[str, str]] = None):
+        self.name = name
+        self.process = subprocess.Popen([sys.executable, *args], env=dict(os.environ, **(env or {})),
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        ready = self._reply()
+        if ready != "ready":
+            sys.exit(f"the {name} worker said {ready!r} instead of 'ready'")
+
+    def _reply(self) -> str:
+        line = self.process.stdout.readline()
+        if not line:
+            sys.exit(f"the {self.name} worker failed (exit {self.process.wait()}); its errors are above")
+        return line.rstrip("\n")
+
+    def ask(self, request: str) -> str:
+        self.process.stdin.write(request + "\n")
+        self.process.stdin.flush()
+        return self._reply()
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def serve(answer: Callable[[str], str]):
+    """A worker's loop: say "ready", then answer each request line read from stdin with ``answer(line)``.
+    Anything else the worker prints must go to stderr, since stdout carries the answers."""
+    print("ready", flush=True)
+    for line in sys.stdin:
+        print(answer(line.rstrip("\n")), flush=True)
+
+
+def lockstep_samples(workers: List[Worker], request: str, repeats: int) -> List[List[float]]:
+    """Each worker's answers (numbers, e.g. seconds per call of one timed batch) to ``request``, asked
+    ``repeats`` times of each in turn: worker 0, worker 1, worker 0, ..."""
+    answers: List[List[float]] = [[] for _ in workers]
+    for _ in range(repeats):
+        for side, worker in enumerate(workers):
+            answers[side].append(float(worker.ask(request)))
+    return answers
+
+
+def lockstep_medians(workers: List[Worker], request: str, repeats: int) -> List[float]:
+    """Each worker's median answer to ``request``, asked as ``lockstep_samples`` asks."""
+    return [statistics.median(a) for a in lockstep_samples(workers, request, repeats)]

@@ -1,0 +1,119 @@
+"""The models the model benchmark trains (benchmarks/model_benchmark.py), each as a ModelCase: how to build it
+(random init from the caller's seed, nothing downloaded), a batch of inputs, its training loss and its
+inference forward.
+
+GPT-2, a Llama-style decoder and a BERT classifier come from transformers' config classes, ResNet-18 and
+ResNet-50 from torchvision, where those packages are importable; mini_gpt and mini_convnet (builtin.py)
+stand in for them where they are not. ``quick`` gives tiny sizes for a smoke test.
+"""
+import dataclasses
+import importlib.util
+from typing import Callable, Dict, List, Optional
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from model_zoo import builtin, transformers_models, vision_models
+
+Batch = Dict[str, torch.Tensor]
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelCase:
+    name: str
+    summary: str                                  # sizes, for the results table
+    package: Optional[str]                        # what must be importable; None for the built-in models
+    build: Callable[[], nn.Module]                # on the CPU, from the current RNG state
+    batch: Callable[[torch.Generator], Batch]     # CPU tensors drawn from the generator
+    loss: Callable[[nn.Module, Batch], torch.Tensor]
+    forward: Callable[[nn.Module, Batch], torch.Tensor]
+
+    def available(self) -> bool:
+        return self.package is None or importlib.util.find_spec(self.package) is not None
+
+
+@dataclasses.dataclass(frozen=True)
+class LanguageSizes:
+    layers: int
+    dim: int
+    heads: int
+    seq: int
+    batch: int
+
+    def describe(self, vocab: int) -> str:
+        return f"{self.layers} layers, d={self.dim}, seq {self.seq}, batch {self.batch}, vocab {vocab}"
+
+
+@dataclasses.dataclass(frozen=True)
+class ImageSizes:
+    side: int
+    batch: int
+    classes: int
+
+    def describe(self) -> str:
+        return f"{self.side}x{self.side} images, batch {self.batch}, {self.classes} classes"
+
+
+def token_batch(sizes: LanguageSizes, vocab: int) -> Callable[[torch.Generator], Batch]:
+    def make(generator):
+        tokens = torch.randint(0, vocab, (sizes.batch, sizes.seq + 1), generator=generator)
+        return {"tokens": tokens[:, :-1].contiguous(), "targets": tokens[:, 1:].contiguous()}
+    return make
+
+
+def image_batch(sizes: ImageSizes) -> Callable[[torch.Generator], Batch]:
+    def make(generator):
+        images = torch.randn(sizes.batch, 3, sizes.side, sizes.side, generator=generator)
+        return {"images": images, "labels": torch.randint(0, sizes.classes, (sizes.batch,), generator=generator)}
+    return make
+
+
+def next_token_loss(model, batch):
+    logits = model(batch["tokens"])
+    return F.cross_entropy(logits.flatten(0, 1).float(), batch["targets"].flatten())
+
+
+def classification_loss(model, batch):
+    return F.cross_entropy(model(batch["images"]).float(), batch["labels"])
+
+
+def all_cases(quick: bool) -> List[ModelCase]:
+    lm = LanguageSizes(2, 64, 4, 32, 2) if quick else LanguageSizes(4, 512, 8, 256, 8)
+    images = ImageSizes(32, 2, 10) if quick else ImageSizes(64, 32, 1000)
+    mini_images = dataclasses.replace(images, classes=10)
+    mini_vocab = 512 if quick else 8192
+    cases = [
+        ModelCase("mini_gpt", lm.describe(mini_vocab), None,
+                  lambda: builtin.MiniGPT(mini_vocab, lm.dim, lm.layers, lm.heads, lm.seq),
+                  token_batch(lm, mini_vocab), next_token_loss, lambda m, b: m(b["tokens"])),
+        ModelCase("mini_convnet", mini_images.describe(), None,
+                  lambda: builtin.MiniConvNet((8, 16, 32) if quick else (32, 64, 128), mini_images.classes),
+                  image_batch(mini_images), classification_loss, lambda m, b: m(b["images"])),
+    ]
+    for name, build, vocab in transformers_models.builders(lm, quick):
+        cases.append(ModelCase(name, lm.describe(vocab), "transformers", build,
+                               transformers_models.batch(name, lm, vocab), transformers_models.loss,
+                               transformers_models.forward))
+    for name, build in vision_models.builders(images):
+        cases.append(ModelCase(name, images.describe(), "torchvision", build, image_batch(images), classification_loss,
+                               lambda m, b: m(b["images"])))
+    return cases
+
+
+def default_names(quick: bool) -> List[str]:
+    """The packaged models where their package is importable, else the built-in model standing for them."""
+    cases = {c.name: c for c in all_cases(quick)}
+    names = [n for n in ("gpt2", "llama", "bert") if cases[n].available()] or ["mini_gpt"]
+    names += [n for n in ("resnet18", "resnet50") if cases[n].available()] or ["mini_convnet"]
+    return names
+
+
+def case(name: str, quick: bool) -> ModelCase:
+    cases = {c.name: c for c in all_cases(quick)}
+    if name not in cases:
+        raise ValueError(f"unknown model {name!r}; models: {', '.join(cases)}")
+    found = cases[name]
+    if not found.available():
+        raise ValueError(f"model {name!r} needs the {found.package} package, which is not importable here")
+    return found

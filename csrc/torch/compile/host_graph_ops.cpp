@@ -1,0 +1,126 @@
+#include "compile/host_graph_ops.h"
+
+#include <ATen/ops/empty_strided.h>
+#include <pybind11/stl.h>
+#include <c10/core/CPUAllocator.h>
+#include <torch/csrc/Dtype.h>
+#include <torch/csrc/utils/pybind.h>
+#include <torch/library.h>
+
+#include <cstring>
+#include <vector>
+
+#include "allocator.h"
+#include "hal_context.h"
+#include "output_capture.h"
+#include "tensor_bridge.h"
+
+namespace py = pybind11;
+
+namespace torch_hal {
+namespace {
+
+// A view across devices owns a reference to the storage it views (its DataPtr's context), so either side may
+// outlive the other: a compiled graph returns views of its CPU buffers as hal tensors, and keeps CPU views
+// of hal activations for the backward graph.
+void release_viewed_storage(void* context) { delete static_cast<c10::Storage*>(context); }
+
+const c10::Storage* viewed_storage(const c10::Storage& storage) {
+  const auto& ptr = storage.data_ptr();
+  return ptr.get_deleter() == &release_viewed_storage ? static_cast<const c10::Storage*>(ptr.get_context()) : nullptr;
+}
+
+// `storage`'s bytes as a storage of `device`: the very storage where that is where they live (a CPU view of a
+// compiled output handed back to the next compiled graph, a hal view of a graph input), else a new storage
+// that refers to the root one. So views never chain, and aliasing is what PyTorch sees in eager mode.
+c10::Storage storage_on(const c10::Storage& storage, c10::Device device) {
+  const c10::Storage* root = viewed_storage(storage);
+  const c10::Storage& target = root != nullptr ? *root : storage;
+  if (target.device() == device) return target;
+  void* data = const_cast<void*>(target.data_ptr().get());
+  c10::DataPtr ptr(data, new c10::Storage(target), &release_viewed_storage, device);
+  // Resizable as eager tensors are: a resize moves the values into new memory of the device's allocator.
+  c10::Allocator* allocator = device.is_cpu() ? c10::GetCPUAllocator() : device_allocator();
+  return c10::Storage(c10::Storage::use_byte_size_t(), target.nbytes(), std::move(ptr), allocator,
+                      /*resizable=*/true);
+}
+
+at::Tensor tensor_over(c10::Storage storage, const at::Tensor& like, c10::DispatchKey key) {
+  auto out = at::detail::make_tensor<c10::TensorImpl>(std::move(storage), c10::DispatchKeySet(key), like.dtype());
+  out.unsafeGetTensorImpl()->set_sizes_and_strides(like.sizes(), like.strides(), like.storage_offset());
+  return out;
+}
+
+c10::DeviceIndex host_accessible_device_of(const at::Tensor& t, const char* op) {
+  TORCH_CHECK(is_hal(t), "torch_hal::", op, " takes a hal tensor, got one on ", t.device());
+  const auto index = t.device().index();
+  TORCH_CHECK(is_host_accessible(index), "torch_hal::", op, ": hal:", static_cast<int>(index),
+              "'s memory is not host-accessible, so torch.compile cannot run CPU code on it; compile for this "
+              "device with backend=\"aot_eager\"");
+  return index;
+}
+
+// The CPU tensor over a hal tensor's bytes that the compiled CPU code reads and writes. The CPU touches the
+// memory now, so the work queued on the device's current stream must be done first (stream order).
+at::Tensor cpu_view(const at::Tensor& self) {
+  const auto index = host_accessible_device_of(self, "cpu_view");
+  wait_for_current_stream(index);
+  return tensor_over(storage_on(self.storage(), c10::Device(c10::DeviceType::CPU)), self, c10::DispatchKey::CPU);
+}
+
+// The hal tensor over a CPU tensor's bytes, for the compiled code's outputs. Without a copy where those bytes
+// are hal:device's memory (a view of a hal tensor, or a buffer from compile_host_buffer); a copy otherwise
+// (memory an extern CPU kernel allocated itself, or a constant).
+at::Tensor hal_view(const at::Tensor& self, int64_t device) {
+  TORCH_CHECK(self.device().is_cpu(), "torch_hal::hal_view takes a CPU tensor, got one on ", self.device());
+  const auto index = checked_device_index(static_cast<int>(device));
+  const c10::Storage* root = viewed_storage(self.storage());
+  const bool hal_memory = root != nullptr ? root->device() == c10::Device(kHal, index)
+                                          : holds_captured_memory(*self.storage().unsafeGetStorageImpl());
+  if (!hal_memory) return new_hal_tensor_from(self, index);
+  return tensor_over(storage_on(self.storage(), c10::Device(kHal, index)), self, c10::DispatchKey::PrivateUse1);
+}
+
+// Writes the compiled code's new value of a mutated hal input (BatchNorm's running statistics, an in-place
+// op on an argument) into that input, through a CPU view.
+void copy_into_hal(const at::Tensor& destination, const at::Tensor& source) {
+  const auto index = host_accessible_device_of(destination, "copy_into_hal");
+  if (destination.is_contiguous() && source.is_contiguous() && destination.sizes() == source.sizes() &&
+      destination.dtype() == source.dtype() && source.device().is_cpu()) {
+    // The common case (running statistics): the bytes as they are, without a TensorIterator.
+    wait_for_current_stream(index);
+    std::memmove(destination.data_ptr(), source.const_data_ptr(), source.nbytes());  // may be the same bytes
+    return;
+  }
+  cpu_view(destination).copy_(source);
+}
+
+// A CPU tensor in hal:device's memory: what the compiled code allocates its buffers with, so that the
+// buffers it returns become hal tensors without copies.
+at::Tensor compile_host_buffer(std::vector<int64_t> size, std::vector<int64_t> stride, py::object dtype,
+                               int device) {
+  TORCH_CHECK(THPDtype_Check(dtype.ptr()), "compile_host_buffer: dtype must be a torch.dtype");
+  const auto index = checked_device_index(device);
+  OutputCaptureScope capture(index);
+  return at::empty_strided(size, stride,
+                           at::TensorOptions().dtype(reinterpret_cast<THPDtype*>(dtype.ptr())->scalar_type));
+}
+
+}  // namespace
+
+TORCH_LIBRARY(torch_hal, m) {
+  m.def("cpu_view(Tensor(a) self) -> Tensor(a)");
+  m.def("hal_view(Tensor(a) self, int device) -> Tensor(a)");
+  m.def("copy_into_hal(Tensor(a!) destination, Tensor source) -> ()");
+}
+
+TORCH_LIBRARY_IMPL(torch_hal, PrivateUse1, m) {
+  m.impl("cpu_view", TORCH_FN(cpu_view));
+  m.impl("copy_into_hal", TORCH_FN(copy_into_hal));
+}
+
+TORCH_LIBRARY_IMPL(torch_hal, CPU, m) { m.impl("hal_view", TORCH_FN(hal_view)); }
+
+void bind_compile_host_graph(py::module_& m) { m.def("compile_host_buffer", &compile_host_buffer); }
+
+}  // namespace torch_hal

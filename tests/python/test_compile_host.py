@@ -1,0 +1,202 @@
+"""torch.compile on the host device: Inductor's C++ code over hal memory (torch_hal/compile/host_graph.py).
+
+Each model is compiled once per module (Inductor's C++ compilation is the slow part on CI) and checked,
+forward and backward, against the same model run eagerly on CPU tensors, under torch.hal.strict() (no op
+may take the CPU fallback). The GPU counterpart is tests/gpu/test_compile_triton.py.
+"""
+import sys
+
+import pytest
+import torch
+
+from conftest import REPO_ROOT, run_python
+
+sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
+from model_zoo import compile_models  # noqa: E402
+
+
+def host_device():
+    for i in range(torch.hal.device_count()):
+        props = torch.hal.get_device_properties(i)
+        if props.vendor == "host" and props.host_accessible:
+            return torch.device("hal", i)
+    pytest.skip("no host-accessible host reference device")
+
+
+MODELS = {name: (lambda build=build: build(1), shape(1)) for name, (build, shape) in compile_models.MODELS.items()}
+
+
+def _step(model, x):
+    out = model(x)
+    (out.float() ** 2).mean().backward()
+    return out
+
+
+def _grads(model):
+    return {name: p.grad.cpu() for name, p in model.named_parameters()}
+
+
+@pytest.fixture(scope="module", params=sorted(MODELS))
+def compiled_case(request):
+    """(name, eager CPU model, compiled hal model, input shape), the hal model a copy of the CPU one."""
+    build, shape = MODELS[request.param]
+    torch.manual_seed(0)
+    cpu_model = build()
+    hal_model = build()
+    hal_model.load_state_dict(cpu_model.state_dict())
+    hal_model.to(host_device())
+    return request.param, cpu_model, torch.compile(hal_model), shape
+
+
+def test_forward_and_backward_match_eager(compiled_case):
+    name, cpu_model, compiled, shape = compiled_case
+    device = host_device()
+    for step in range(2):  # the second step runs the cached compiled code
+        x = torch.randn(shape, generator=torch.Generator().manual_seed(step))
+        cpu_model.zero_grad()
+        compiled.zero_grad()
+        expected = _step(cpu_model, x)
+        torch.hal.reset_fallback_stats()
+        with torch.hal.strict():
+            got = _step(compiled, x.to(device))
+        assert torch.hal.fallback_stats() == {}
+        assert got.device == device
+        torch.testing.assert_close(got.detach().cpu(), expected.detach(), rtol=1e-4, atol=1e-5)
+        expected_grads, got_grads = _grads(cpu_model), _grads(compiled._orig_mod)
+        for key, grad in expected_grads.items():
+            torch.testing.assert_close(got_grads[key], grad, rtol=1e-4, atol=1e-5, msg=f"{name}: grad of {key}")
+        for key, buffer in cpu_model.state_dict().items():  # BatchNorm's running statistics, updated in place
+            torch.testing.assert_close(compiled._orig_mod.state_dict()[key].cpu(), buffer, msg=f"{name}: {key}")
+
+
+def test_outputs_are_in_device_memory_without_copies():
+    device = host_device()
+
+    @torch.compile
+    def scale_and_view(x):
+        return x * 2, x.view(-1)
+
+    x = torch.arange(12.0).reshape(3, 4).to(device)
+    before = torch.hal.memory_allocated(device)
+    doubled, flat = scale_and_view(x)
+    # The compiled code allocated its output in hal memory (the device's statistics count it) ...
+    assert torch.hal.memory_allocated(device) - before >= doubled.numel() * doubled.element_size()
+    torch.testing.assert_close(doubled.cpu(), torch.arange(12.0).reshape(3, 4) * 2)
+    # ... and a view of an input is that input's memory, as in eager mode.
+    assert flat.data_ptr() == x.data_ptr()
+    x.add_(1)
+    assert flat[5].item() == 6.0
+
+
+def test_graphs_of_every_shape():
+    """Factories with no hal input, an in-place op on an argument, CPU scalar tensors beside hal tensors,
+    integer dtypes, an output that is a view of a compiled buffer (resizable, as eager outputs are)."""
+    device = host_device()
+    arange = torch.compile(lambda n: torch.arange(n, device=device) * 2)
+    assert arange(5).device == device and arange(5).cpu().tolist() == [0, 2, 4, 6, 8]
+
+    def add_in_place(x):
+        x.add_(1)
+        return x.sum()
+
+    x = torch.zeros(4, device=device)
+    assert torch.compile(add_in_place)(x).item() == 4.0 and x.cpu().tolist() == [1.0] * 4
+    mixed = torch.compile(lambda a, b, c: (a * b + c).to(torch.int32))
+    got = mixed(torch.arange(4, device=device), torch.tensor(3), torch.ones(4, dtype=torch.int64, device=device))
+    assert got.dtype == torch.int32 and got.cpu().tolist() == [1, 4, 7, 10]
+    plus_one_t = lambda a: (a + 1).reshape(2, 2).t()  # noqa: E731
+    view, expected = torch.compile(plus_one_t)(torch.arange(4.0, device=device)), plus_one_t(torch.arange(4.0))
+    assert view.device == device and view.cpu().tolist() == expected.tolist()
+    view.resize_(10)
+    expected.resize_(10)
+    assert view.shape == (10,) and view[:4].cpu().tolist() == expected[:4].tolist()
+
+
+def test_second_host_device():
+    result = run_python(
+        "import torch, torch_hal\n"
+        "x = torch.randn(8, 8)\n"
+        "f = torch.compile(lambda a: torch.softmax(a @ a, dim=-1))\n"
+        "y = f(x.to('hal:1'))\n"
+        "assert y.device == torch.device('hal', 1), y.device\n"
+        "torch.testing.assert_close(y.cpu(), torch.softmax(x @ x, dim=-1))\n"
+        "print(torch.hal.memory_allocated(1) > 0, torch.hal.memory_allocated(0))\n",
+        TORCH_HAL_HOST_DEVICES="2", HAL_VISIBLE_DEVICES="host:0,host:1")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "0"], result.stdout  # its buffers are hal:1's memory
+
+
+def test_dynamic_shapes_compile_once():
+    device = host_device()
+    counter = torch._dynamo.testing.CompileCounterWithBackend("inductor")
+
+    def f(x, w):
+        return torch.tanh(x @ w).sum(dim=1)
+
+    compiled = torch.compile(f, backend=counter, dynamic=True)
+    w = torch.randn(7, 3)
+    for rows in (2, 5, 9):
+        x = torch.randn(rows, 7)
+        torch.testing.assert_close(compiled(x.to(device), w.to(device)).cpu(), f(x, w), rtol=1e-5, atol=1e-5)
+    assert counter.frame_count == 1
+
+
+def test_graph_break_in_the_middle():
+    device = host_device()
+    counter = torch._dynamo.testing.CompileCounterWithBackend("inductor")
+
+    def f(x):
+        y = torch.sin(x) * 2
+        torch._dynamo.graph_break()
+        return (y + x.cos()).mean(dim=0)
+
+    x = torch.randn(4, 6)
+    got = torch.compile(f, backend=counter)(x.to(device))
+    torch.testing.assert_close(got.cpu(), f(x))
+    assert counter.frame_count == 2  # one graph before the break, one after
+
+
+def test_streams_in_stream_order():
+    """Compiled code reads its inputs after the work queued on the current stream, whichever it is."""
+    device = host_device()
+    compiled = torch.compile(lambda a: (a * 3).sum())
+    side = torch.hal.Stream(device)
+    with torch.hal.stream(side):
+        x = torch.full((1000,), 2.0, device=device)
+        x.mul_(2)
+        total = compiled(x)
+    side.synchronize()
+    assert total.item() == 12000.0
+
+
+def test_device_interface():
+    from torch._dynamo.device_interface import get_interface_for_device
+
+    device = host_device()
+    interface = get_interface_for_device("hal")
+    assert interface.device_count() == torch.hal.device_count()
+    assert interface.is_available()
+    assert interface.current_device() == torch.hal.current_device()
+    assert interface.get_device_properties(device).name == torch.hal.get_device_properties(device).name
+    assert interface.current_stream().device_type == torch.hal.current_stream().device_type
+    assert interface.get_raw_stream(device.index) == 0  # the host device has no vendor stream handle
+    assert not interface.is_triton_capable(device)
+    with interface.device(device.index):
+        interface.synchronize()
+
+
+def test_without_host_access_inductor_names_aot_eager():
+    """A device whose memory the CPU cannot address and no Triton: Inductor refuses with the way out, and
+    aot_eager runs."""
+    result = run_python(
+        "import torch, torch_hal\n"
+        "f = lambda x: torch.relu(x) + 1\n"
+        "x = torch.randn(4).to('hal:0')\n"
+        "torch.testing.assert_close(torch.compile(f, backend='aot_eager')(x).cpu(), f(x.cpu()))\n"
+        "try:\n"
+        "    torch.compile(f)(x)\n"
+        "except Exception as e:\n"
+        "    print('ERROR', e)\n",
+        TORCH_HAL_HOST_ACCESSIBLE="0", HAL_VISIBLE_DEVICES="host:0")
+    assert result.returncode == 0, result.stderr
+    assert "ERROR" in result.stdout and 'backend="aot_eager"' in result.stdout, result.stdout

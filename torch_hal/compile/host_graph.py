@@ -1,0 +1,124 @@
+"""torch.compile for hal devices whose memory the CPU can address (the host reference device): Inductor's
+C++/OpenMP CPU code, run in place on the hal memory.
+
+Inductor's CPU code generation assumes CPU tensors throughout (its scheduler and kernels test for the CPU
+device in many places), so rather than teaching it a second CPU-like device, this pass turns the graph of a
+hal device into a CPU graph with a thin boundary, after AOTAutograd and Inductor's own post-grad passes
+(register_backend_for_device's device_custom_pass):
+
+  - each hal input is read through torch_hal::cpu_view, a CPU tensor over the same bytes (no copy; it waits
+    for the device's current stream first, so the CPU code runs in stream order);
+  - every device argument inside the graph (factories, _to_copy) that names hal names the CPU instead;
+  - each output that was a hal tensor leaves through torch_hal::hal_view, a hal tensor over the same bytes:
+    the compiled code allocates its buffers in the device's memory (HostWrapperCodegen), so outputs are not
+    copied;
+  - a mutated hal input (BatchNorm's running statistics) is written back with torch_hal::copy_into_hal.
+
+The fake tensors recorded on the nodes follow: each becomes a CPU fake tensor over the same fake storage, so
+Inductor's alias analysis still sees that a cpu_view aliases its input (it must never reuse or write such a
+buffer in place).
+"""
+import hashlib
+from pathlib import Path
+
+import torch
+
+from torch_hal.compile import boundary_ops  # noqa: F401  (the fake kernels of the boundary ops)
+
+_CPU = torch.device("cpu")
+aten = torch.ops.aten
+
+
+def _is_hal(value) -> bool:
+    return isinstance(value, torch.Tensor) and value.device.type == "hal"
+
+
+def _cpu_device(value):
+    if isinstance(value, torch.device) and value.type == "hal":
+        return _CPU
+    if isinstance(value, str) and value.split(":")[0] == "hal":
+        return _CPU
+    return value
+
+
+def _map(value, fn):
+    if isinstance(value, (list, tuple)):
+        return type(value)(_map(v, fn) for v in value)
+    if isinstance(value, dict):
+        return {k: _map(v, fn) for k, v in value.items()}
+    return fn(value)
+
+
+def _device_index(value) -> int:
+    return value.device.index if value.device.index is not None else torch.hal.current_device()
+
+
+def _written_inputs(graph):
+    """copy_(input, value) nodes: how AOTAutograd keeps mutations of graph inputs in the graph."""
+    return [n for n in graph.nodes if n.op == "call_function" and n.target is aten.copy_.default
+            and n.args[0].op == "placeholder" and _is_hal(n.args[0].meta.get("val"))]
+
+
+def rewrite_for_host(gm: torch.fx.GraphModule) -> None:
+    graph = gm.graph
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    hal_inputs = [n for n in placeholders if _is_hal(n.meta.get("val"))]
+    output = next(n for n in graph.nodes if n.op == "output")
+    hal_outputs = {id(n): n.meta["val"] for n in output.all_input_nodes if _is_hal(n.meta.get("val"))}
+    # From here on copy_into_hal writes back mutated inputs; what used copy_'s result uses the input.
+    writes = set()
+    for node in _written_inputs(graph):
+        destination, source = node.args[0], node.args[1]
+        # Last, after every kernel: an extern call between two kernels keeps Inductor from fusing them.
+        with graph.inserting_before(output):
+            write = graph.call_function(torch.ops.torch_hal.copy_into_hal.default, (destination, source))
+        write.meta["val"] = None
+        writes.add(write)
+        node.replace_all_uses_with(destination)
+        graph.erase_node(node)
+
+    views = {}
+    with graph.inserting_after(placeholders[-1] if placeholders else next(iter(graph.nodes))):
+        for node in reversed(hal_inputs):
+            view = graph.call_function(torch.ops.torch_hal.cpu_view.default, (node,))
+            view.meta["val"] = torch.ops.torch_hal.cpu_view.default(node.meta["val"])
+            views[node] = view
+    for node, view in views.items():
+        # The output keeps returning the input itself; copy_into_hal writes into the hal tensor.
+        node.replace_all_uses_with(
+            view, delete_user_cb=lambda user: user is not view and user not in writes and user is not output)
+
+    for node in graph.nodes:
+        if node.op != "call_function" or node in writes or node in views.values():
+            continue
+        node.args = _map(node.args, _cpu_device)
+        node.kwargs = _map(node.kwargs, _cpu_device)
+        if "val" in node.meta:
+            node.meta["val"] = _map(node.meta["val"], _cpu_twin)
+
+    def leave_as_hal(value):
+        if not isinstance(value, torch.fx.Node) or id(value) not in hal_outputs or value.op == "placeholder":
+            return value
+        with graph.inserting_before(output):
+            out = graph.call_function(torch.ops.torch_hal.hal_view.default,
+                                      (value, _device_index(hal_outputs[id(value)])))
+        out.meta["val"] = hal_outputs[id(value)]
+        return out
+
+    output.args = _map(output.args, leave_as_hal)
+    graph.lint()
+    gm.recompile()
+
+
+def _cpu_twin(value):
+    """A hal fake tensor's CPU counterpart: same fake storage, sizes, strides and offset."""
+    if not _is_hal(value):
+        return value
+    return torch.ops.torch_hal.cpu_view.default(value)
+
+
+def source_digest() -> str:
+    """Changes whenever the rewrite does: keys Inductor's FX graph cache (CustomGraphModulePass.uuid)."""
+    here = Path(__file__).parent
+    sources = ["host_graph.py", "boundary_ops.py", "host_wrapper.py", "inductor_backends.py"]
+    return hashlib.sha256(b"".join((here / name).read_bytes() for name in sources)).hexdigest()

@@ -1,0 +1,70 @@
+"""Inductor's Triton code generation for hal devices of the NVIDIA and AMD adapters.
+
+Their memory is the vendor runtime's own (cudaMalloc / hipMalloc in the runtime's primary context) and their
+streams are its streams, so Triton kernels compiled for the GPU run on hal tensors as they are: the graph stays
+a hal graph, Inductor schedules its kernels with TritonScheduling, the generated wrapper allocates buffers
+with torch.empty_strided(device="hal"), launches each kernel on the raw stream of hal's current stream
+(HalInterface.get_raw_stream) and calls extern kernels (matmuls, fallbacks) as hal ops, which run hal's
+native kernels (cuBLAS, rocBLAS). No CUDA graphs are made: Inductor makes them for cuda devices only.
+
+Two facts Inductor keeps per device type need hal's entry, added here when this path is first used:
+  - hal is a GPU type (torch._inductor.utils.GPU_TYPES), so lowering takes its GPU decisions for hal;
+  - Triton compiles for a backend named by the kernel's DeviceProperties ("cuda" or "hip"): for a hal
+    device they are the properties of the same GPU as torch.cuda numbers it (its adapter's local index),
+    which also makes the Triton launcher load kernels into that GPU's context, the one hal's memory lives in.
+This path needs triton and a PyTorch built for the GPU's vendor (torch.cuda available); inductor_backends
+chooses it only then.
+"""
+import torch
+
+from torch_hal import _C
+
+_installed = False
+
+
+def triton_path_unavailable_reason(index: int):
+    """None where hal:index can take the Triton path, else why not."""
+    props = _C.get_device_properties(index)
+    if props["vendor"] not in ("nvidia", "amd"):
+        return f"its vendor ({props['vendor']}) has no Triton backend"
+    try:
+        import triton  # noqa: F401
+    except ImportError:
+        return "its Triton code generation needs the triton package, which is not installed (pip install triton)"
+    if not torch.cuda.is_available():
+        return ("Triton's launcher and autotuner reach the GPU through torch.cuda, which this PyTorch build does not "
+                "have (install PyTorch built for CUDA or ROCm)")
+    return None
+
+
+def _vendor_device(device: torch.device) -> torch.device:
+    index = device.index if device.index is not None else _C.current_device()
+    return torch.device("cuda", _C.get_device_properties(index)["local_index"])
+
+
+def install() -> None:
+    """Makes Inductor treat hal as the GPU it is (see the module's docstring); once per process."""
+    global _installed
+    if _installed:
+        return
+    from torch._inductor import utils
+    from torch._inductor.runtime import hints
+
+    if "hal" not in utils.GPU_TYPES:
+        utils.GPU_TYPES.append("hal")
+    vendor_create = hints.DeviceProperties.create.__func__
+
+    def create(cls, device):
+        if getattr(device, "type", None) == "hal":
+            device = _vendor_device(device)
+        return vendor_create(cls, device)
+
+    hints.DeviceProperties.create = classmethod(create)
+    _installed = True
+
+
+def triton_scheduling(scheduler):
+    install()
+    from torch._inductor.codegen.triton import TritonScheduling
+
+    return TritonScheduling(scheduler)

@@ -1,0 +1,83 @@
+// Element positions in [N, C, P, Q] tensors laid out contiguous (NCHW) or channels-last (NHWC), shared by
+// the pooling and upsampling kernels (pooling.cu, upsample.cu): a thread per element of one tensor, in its
+// memory order, finds its plane and (p, q), and the same plane in a tensor of another plane size.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/gpu_runtime.h"
+#include "kernels/tensor_access.cuh"
+
+namespace hal_gpu {
+namespace spatial {
+
+// Element i of a [N, C, P, Q] tensor in memory order: its plane's element-0 offset, its (p, q), and the
+// step between adjacent (p, q) of the plane. I is the type the divisions run in: uint32_t (several times
+// faster) when every index of the launch fits, else int64_t.
+struct Position {
+  int64_t plane, step, p, q;
+};
+template <class I>
+__device__ __forceinline__ Position position_in(int64_t index, int64_t C64, int64_t P64, int64_t Q64,
+                                                bool channels_last) {
+  const I i = static_cast<I>(index), C = static_cast<I>(C64), P = static_cast<I>(P64), Q = static_cast<I>(Q64);
+  Position pos;
+  if (channels_last) {
+    const I c = i % C;
+    I t = i / C;
+    pos.q = t % Q;
+    t /= Q;
+    pos.p = t % P;
+    const int64_t n = t / P;
+    pos.plane = n * P64 * Q64 * C64 + c;
+    pos.step = C64;
+  } else {
+    pos.q = i % Q;
+    I t = i / Q;
+    pos.p = t % P;
+    t /= P;  // n * C + c
+    pos.plane = static_cast<int64_t>(t) * P64 * Q64;
+    pos.step = 1;
+  }
+  return pos;
+}
+// The same plane's element-0 offset in a tensor of another plane size P2 x Q2 (input <-> output).
+template <class I>
+__device__ __forceinline__ int64_t plane_in(int64_t index, int64_t C64, int64_t P64, int64_t Q64, int64_t P2,
+                                            int64_t Q2, bool channels_last) {
+  const I i = static_cast<I>(index), C = static_cast<I>(C64), P = static_cast<I>(P64), Q = static_cast<I>(Q64);
+  if (channels_last) {
+    const I c = i % C;
+    const int64_t n = i / (C * P * Q);
+    return n * P2 * Q2 * C64 + c;
+  }
+  return static_cast<int64_t>(i / (P * Q)) * P2 * Q2;
+}
+// Where element i of the tensor of plane size P x Q lies, and its plane's offset in the other tensor.
+struct Located {
+  Position pos;
+  int64_t other_plane;
+};
+__device__ __forceinline__ Located locate(int64_t i, int64_t C, int64_t P, int64_t Q, int64_t P2, int64_t Q2,
+                                          bool channels_last, bool small) {
+  if (small) {
+    return Located{position_in<uint32_t>(i, C, P, Q, channels_last),
+                   plane_in<uint32_t>(i, C, P, Q, P2, Q2, channels_last)};
+  }
+  return Located{position_in<int64_t>(i, C, P, Q, channels_last), plane_in<int64_t>(i, C, P, Q, P2, Q2, channels_last)};
+}
+
+// `t` is [N, C, P, Q] of dtype `d`, contiguous or channels-last as `channels_last` says (size-1 dims aside).
+inline bool has_layout(const hal_tensor_t& t, int64_t N, int64_t C, int64_t P, int64_t Q, bool channels_last, DType d) {
+  if (t.data == nullptr || t.ndim != 4 || dtype_of(t.dtype) != d) return false;
+  const int64_t shape[4] = {N, C, P, Q};
+  const int64_t first[4] = {C * P * Q, P * Q, Q, 1}, last[4] = {P * Q * C, 1, Q * C, C};
+  for (int k = 0; k < 4; ++k) {
+    if (t.shape[k] != shape[k]) return false;
+    if (shape[k] != 1 && t.strides[k] != (channels_last ? last[k] : first[k])) return false;
+  }
+  return true;
+}
+
+}  // namespace spatial
+}  // namespace hal_gpu
