@@ -12,4 +12,7 @@ namespace hal {
 // a newer header).
 std::string op_name(hal_op_t op);
 
+// The id's spelling in adapter.h ("HAL_OP_ADD"), for the coverage table; "HAL_OP_<id>" for an unknown id.
+std::string op_id_name(hal_op_t op);
+
 }  // namespace hal

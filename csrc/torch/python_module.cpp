@@ -196,6 +196,6 @@ PYBIND11_MODULE(_C, m) {
   m.def("reset_fallback_stats", &reset_fallback_stats);
   m.def("set_strict", &set_strict_mode);
   m.def("is_strict", &strict_mode);
-  bind_op_coverage(m);
-  bind_compile_host_graph(m);  // compile_host_buffer (torch_hal/compile/host_graph.py)  // kernel_table, hal_op_name, adapter_op_support (torch_hal/op_coverage.py)
+  bind_op_coverage(m);         // kernel_table, hal_op_name, adapter_op_support (torch_hal/op_coverage.py)
+  bind_compile_host_graph(m);  // compile_host_buffer (torch_hal/compile/host_graph.py)
 }
