@@ -104,10 +104,14 @@ def test_children_write_in_place_into_shared_host_device_memory(method, host_acc
     check_shared(r, "(0, 1, True, 0)")
 
 
-@pytest.mark.skipif(not devices_of("nvidia"), reason="no NVIDIA hal device")
+GPU_DEVICES = devices_of("nvidia")[:1] + devices_of("amd")[:1]
+
+
+@pytest.mark.skipif(not GPU_DEVICES, reason="no NVIDIA or AMD hal device")
+@pytest.mark.parametrize("index", GPU_DEVICES, ids=lambda i: f"hal:{i}")
 @START_METHODS
-def test_children_write_in_place_into_shared_gpu_memory(method, tmp_path):
-    r = run_script(tmp_path, method, str(devices_of("nvidia")[0]))  # CUDA IPC handles
+def test_children_write_in_place_into_shared_gpu_memory(method, index, tmp_path):
+    r = run_script(tmp_path, method, str(index))  # CUDA or HIP IPC handles
     check_shared(r, "(None, None, True, None)")
 
 
