@@ -162,7 +162,9 @@ typedef struct hal_scalar {
  * optimizer step updates every parameter at once. HAL_OP_FOREACH applies one ELEMENTWISE op (of arity
  * 1..3), whose id is scalars[0] (an int), to each group: outputs are G tensors; inputs are G * arity,
  * group-major (inputs[g * arity + k] is operand k of group g). Within a group every tensor operand has
- * outputs[g]'s shape, and the inner op's conventions apply (scalar operands, compute type). outputs[g] may
+ * outputs[g]'s shape, and the inner op's conventions apply (scalar operands, compute type); a tensor operand
+ * whose strides are all 0 is one element broadcast over the group, of any floating dtype, which the adapter
+ * reads on the device (a 0-dim tensor operand: the .Tensor overloads of torch._foreach_*). outputs[g] may
  * be the very same tensor as an input of group g (in place); it never overlaps any other operand of any
  * group. Scalars differ from the general rule: after scalars[0] come, group by group, that group's scalar
  * operands' values (in input order) followed by the inner op's own scalars, so each group carries its own
@@ -317,6 +319,43 @@ enum {
   HAL_OP_UPSAMPLE_BILINEAR2D = 952, /* inputs x; outputs y; (s) scale_h, scale_w (in the accumulation type:
                                        ATen's area_pixel_compute_scale), align_corners */
   HAL_OP_UPSAMPLE_BILINEAR2D_BACKWARD = 953  /* inputs dy; outputs dx (written in full); (s) as the forward */
+};
+
+/* Ops of a standard training step that the families above do not cover (1200..1299): masks, positions,
+ * gradient clipping and mixed precision's gradient scaling. */
+enum {
+  HAL_OP_ALL = 1200,        /* reduction (the reductions' shape rule): true where every reduced element is nonzero
+                               (NaN counts as nonzero); input any dtype; output bool or uint8 (0/1); empty: true */
+  HAL_OP_ANY = 1201,        /* reduction: true where some reduced element is nonzero; empty: false */
+  HAL_OP_VECTOR_NORM = 1202,/* reduction: the ord-norm of the reduced elements, (sum |x|^ord)^(1/ord); (s) ord
+                               (float64: inf max |x|, -inf min |x|, 0 count of nonzeros, any other value); floating
+                               input and output, computed in float32 (float64 when either is f64) */
+  HAL_OP_TRIL = 1210,       /* inputs x [..., R, C]; outputs y (x's shape, any strides; may be x itself):
+                               y = x where column - row <= diagonal, else 0; (s) diagonal (int) */
+  HAL_OP_TRIU = 1211,       /* y = x where column - row >= diagonal, else 0; (s) diagonal (int) */
+  HAL_OP_CUMSUM = 1220,     /* inputs x; outputs y (x's shape, any strides; may be x itself): inclusive running sum
+                               along dim; (s) dim. Computed as the reductions' compute type (float32 for f16/bf16/f32,
+                               float64 for f64 on either side, int64 for integers and bool); y any dtype */
+  HAL_OP_CUMPROD = 1221,    /* the same with products */
+  HAL_OP_FOREACH_NORM = 1230, /* inputs G tensors (dense, each of any floating dtype); outputs G 0-dim tensors
+                                 (floating): outputs[g] = VECTOR_NORM of every element of inputs[g]; (s) ord as
+                                 VECTOR_NORM. One launch over all groups */
+  HAL_OP_AMP_UNSCALE = 1240,  /* GradScaler's non-finite check and unscale: inputs inv_scale [1] (f32); outputs
+                                 found_inf [1] (f32), then G tensors (dense, floating) multiplied by inv_scale in
+                                 place; found_inf becomes 1 when some element of a tensor is inf or NaN, and is
+                                 otherwise left as it was */
+  HAL_OP_AMP_UPDATE_SCALE = 1241 /* GradScaler's scale update: inputs found_inf [1] (f32); outputs scale [1] (f32),
+                                    growth_tracker [1] (int32), both updated in place: found_inf > 0: scale *=
+                                    backoff, tracker = 0; else tracker + 1 == growth_interval: scale *= growth (kept
+                                    when the product is not finite), tracker = 0; else tracker += 1;
+                                    (s) growth_factor, backoff_factor, growth_interval (int) */,
+  HAL_OP_SORT = 1250,       /* inputs x; outputs values (x's shape, x's dtype), indices (x's shape, int64): each
+                               line along dim sorted, stably (equal values keep their order), NaN above every
+                               number; values may be x itself; (s) dim, descending (bool). An adapter may refuse
+                               long lines (NOT_SUPPORTED) */
+  HAL_OP_TOPK = 1251        /* inputs x; outputs values, indices (x's shape with k along dim): the k largest
+                               (smallest) of each line in that order, ties by position, NaN above every number;
+                               (s) dim, largest (bool) */
 };
 
 /* ---------------------------------------------------------------------------------------------- */

@@ -47,7 +47,8 @@ def test_host_device_runs_registered_ops_as_cpu_kernels_in_place():
     assert ops["empty.memory_format"]["category"] == "runtime" and ops["_copy_from"]["category"] == "runtime"
     assert ops["linear"]["category"] == "composite"  # CompositeImplicitAutograd: decomposes before hal
     assert ops["convolution"]["route"] == "cpu_kernel"
-    assert ops["cumsum"]["category"] == "cpu_in_place"  # no hal kernel: the boxed fallback, in place here
+    assert ops["_embedding_bag"]["category"] == "cpu_in_place"  # no hal kernel: the boxed fallback, in place here
+    assert (ops["cumsum"]["category"], ops["cumsum"]["route"]) == ("cpu_in_place", "adapter_first")
     # Nothing on the host device is copied to the CPU and back.
     assert report["categories"]["cpu_fallback"]["count"] == 0
     counts = {c: v["count"] for c, v in report["categories"].items()}
