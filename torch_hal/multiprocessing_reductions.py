@@ -6,7 +6,7 @@ in the queue's feeder thread, so without this module the failure ("_share_fd_: o
 printed there and the tensor silently dropped: the consumer waited forever.
 
 Where the device's adapter can share memory (the adapter ABI's ipc functions: the host device through
-memory files, NVIDIA GPUs through CUDA IPC), a hal tensor crosses as torch.cuda's does: the receiver maps
+memory files, NVIDIA and AMD GPUs through CUDA and HIP IPC), a hal tensor crosses as torch.cuda's does: the receiver maps
 the sender's memory, so in-place changes made by one process are seen by the other. As with torch.cuda, the
 sender must keep the tensor alive while receivers use it, and make its writes before sending (sending
 synchronizes the device; later writes need the processes' own synchronization, a queue or an event).
