@@ -25,8 +25,8 @@ def devices_of(adapter: str):
             if torch.hal.get_device_properties(i).adapter == adapter]
 
 
-# The host device everywhere (CI); NVIDIA GPUs where there are some, whose kernels are the adapter's own.
-@pytest.fixture(params=devices_of("host")[:1] + devices_of("nvidia")[:1], ids=str)
+# The host device everywhere (CI); NVIDIA and AMD GPUs where there are some, whose kernels are the adapter's own.
+@pytest.fixture(params=devices_of("host")[:1] + devices_of("nvidia")[:1] + devices_of("amd")[:1], ids=str)
 def device(request):
     return request.param
 
