@@ -19,6 +19,7 @@
 #include "hal/pinned_memory.h"
 #include "hal/streams.h"
 #include "hal_context.h"
+#include "ipc/shared_storage.h"
 #include "memory_history.h"
 #include "op_coverage.h"
 #include "python_backend.h"
@@ -184,6 +185,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("get_memory_fraction", [](int index) { return call_core([&] { return hal::memory_fraction(index); }); },
         without_gil);
   bind_memory_history(m);  // memory_snapshot, memory_trace, record_memory_history
+  bind_ipc(m);             // ipc_supported, ipc_export, ipc_open (torch_hal/multiprocessing_reductions.py)
 
   // random
   m.def("default_generator", [](int index) {

@@ -30,9 +30,14 @@
 extern "C" {
 #endif
 
-/* Major changes break the table layout; minor versions only append fields or functions. */
+/* Major changes break the table layout; minor versions only append fields or functions (after the
+ * table's reserved slots), which are optional: see HAL_ADAPTER_HAS below.
+ *   1.1  operator conventions (scalar operands, absent tensors, HAL_OP_FOREACH)
+ *   1.2  stream_native_handle (the vendor runtime's handle of a hal stream)
+ *   1.3  collectives (hal_collectives_t: NCCL, RCCL)
+ *   1.4  inter-process memory sharing: ipc_export, ipc_open, ipc_close */
 #define HAL_ABI_VERSION_MAJOR 1u
-#define HAL_ABI_VERSION_MINOR 3u /* 1.2: stream_native_handle; 1.3: optional collectives (hal_collectives_t) */
+#define HAL_ABI_VERSION_MINOR 4u
 #define HAL_ABI_VERSION ((HAL_ABI_VERSION_MAJOR << 16) | HAL_ABI_VERSION_MINOR)
 #define HAL_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
 #define HAL_ABI_MINOR_OF(v) ((uint32_t)(v)&0xFFFFu)
@@ -372,6 +377,25 @@ typedef uint32_t hal_event_flags_t;
 enum { HAL_EVENT_FLAG_TIMING = 1u << 0 };
 
 /* ---------------------------------------------------------------------------------------------- */
+/* Inter-process memory sharing (ABI 1.4, optional)                                                */
+/* ---------------------------------------------------------------------------------------------- */
+/* What another process needs to map a device allocation of this one. `bytes` is what the vendor runtime
+ * names the memory by (a cudaIpcMemHandle_t on NVIDIA, 64 bytes); `fd`, when not -1, is a file descriptor
+ * that must reach the other process by descriptor passing (SCM_RIGHTS, as multiprocessing sends them), for
+ * memory that a file names (memfd on the host device). Equal `bytes` always name the same allocation, so a
+ * process may open a handle once and share the mapping. */
+#define HAL_IPC_HANDLE_BYTES 64
+typedef struct hal_ipc_handle {
+  uint32_t struct_size;      /* sizeof(hal_ipc_handle_t), set by the caller */
+  uint32_t num_bytes;        /* how many of `bytes` are meaningful */
+  int32_t fd;                /* -1 when `bytes` alone name the memory */
+  uint32_t reserved0;
+  uint64_t allocation_size;  /* bytes of the allocation (the exporting core sets it), mapped whole by ipc_open */
+  uint8_t bytes[HAL_IPC_HANDLE_BYTES];
+  uint64_t reserved[4];
+} hal_ipc_handle_t;
+
+/* ---------------------------------------------------------------------------------------------- */
 /* The function table                                                                              */
 /* ---------------------------------------------------------------------------------------------- */
 typedef struct hal_adapter {
@@ -440,7 +464,24 @@ typedef struct hal_adapter {
 
   /* ABI 1.3 (read only where struct_size covers it): collectives across processes, or NULL. */
   const struct hal_collectives* collectives;
+
+  /* ---- ABI 1.4: optional, present when HAL_ADAPTER_HAS(table, ipc_export) ---------------------- */
+  /* Inter-process sharing of device memory. `base` is exactly a pointer malloc_device returned (the core
+   * shares a block of its caching allocator as its allocation plus an offset). ipc_export fills `handle`;
+   * its fd, if any, stays owned by the adapter and valid while the allocation lives (the caller duplicates
+   * it to send it). ipc_open maps in this process an allocation another process exported; the caller keeps
+   * ownership of handle->fd. The mapping is freed by ipc_close, never by free_device. NOT_SUPPORTED from
+   * ipc_export (memory that cannot be shared) makes the caller send the bytes by value instead. */
+  hal_status_t (*ipc_export)(int32_t device, void* base, hal_ipc_handle_t* handle);
+  hal_status_t (*ipc_open)(int32_t device, const hal_ipc_handle_t* handle, void** base);
+  hal_status_t (*ipc_close)(int32_t device, void* base);
 } hal_adapter_t;
+
+/* Whether `table` has the optional function `member`: a table carries its own size, so an adapter built
+ * against an older minor version (a smaller table) is read only as far as it goes. */
+#define HAL_ADAPTER_HAS(table, member)                                                      \
+  ((table)->struct_size >= offsetof(hal_adapter_t, member) + sizeof((table)->member) && \
+   (table)->member != NULL)
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Collectives (optional, ABI 1.3): what torch.distributed's "hal" backend runs on an adapter's      */

@@ -221,6 +221,11 @@ hal_status_t launch_op(int32_t device, hal_op_t op, hal_stream_t stream, const h
                        hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars);
 hal_status_t op_supported(int32_t device, hal_op_t op, const hal_tensor_t* tensors, int32_t num_tensors);
 
+// Inter-process sharing through HIP IPC handles (ipc.cpp).
+hal_status_t ipc_export(int32_t device, void* base, hal_ipc_handle_t* handle);
+hal_status_t ipc_open(int32_t device, const hal_ipc_handle_t* handle, void** base);
+hal_status_t ipc_close(int32_t device, void* base);
+
 // Names the architectures the embedded kernels run on, for `python -m torch_hal info` and the tests.
 const char* description() {
   static const std::string text = [] {
@@ -268,6 +273,9 @@ const hal_adapter_t* table() {
     a.op_supported = Guarded<op_supported>::call;
     a.launch_op = Guarded<launch_op>::call;
     a.collectives = rccl_collectives();  // ABI 1.3: RCCL, loaded at first use
+    a.ipc_export = Guarded<ipc_export>::call;
+    a.ipc_open = Guarded<ipc_open>::call;
+    a.ipc_close = Guarded<ipc_close>::call;
     return a;
   }();
   return &t;
