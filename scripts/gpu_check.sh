@@ -3,7 +3,8 @@
 # a clean build of this checkout, every test (the GPU suite included), the GPU suite under
 # compute-sanitizer's memcheck, then the side-by-side benchmark against torch.cuda.
 #   bash scripts/gpu_check.sh [output folder] [step ...]     (default: build/gpu_check, every step)
-# Steps: build info pytest_devices pytest_host memcheck benchmark models models_bf16 coverage amd amd_benchmark amd_vs_nvidia. `amd` runs the AMD
+# Steps: build info pytest_devices pytest_host memcheck benchmark models models_bf16 coverage distributed
+# distributed_benchmark amd amd_benchmark amd_vs_nvidia. `amd` runs the AMD
 # adapter's own code on the NVIDIA GPU (HIP's NVIDIA platform, vendor_adapters/amd/nvidia_platform): the
 # build step builds it, and the GPU is then hal:0 through the AMD adapter alone. Each step's log lands in the output
 # folder; the script stops at the first failing step. (The lent GPU machine runs a command for 10 minutes
@@ -48,6 +49,11 @@ for s in $steps; do
     models_bf16) step models_bf16 "$PYTHON" benchmarks/model_benchmark.py ${MODELS:+--models "$MODELS"} --dtype bf16 \
               --markdown "$out/models_bf16.md" --json "$out/models_bf16.json" ;;
     coverage) step coverage "$PYTHON" -m torch_hal coverage --device hal:0 ;;
+    # torch.distributed on two GPUs (a machine with 2: nvidia-h200-x2): NCCL collectives, DDP, FSDP2, a dead rank;
+    # then all_reduce bus bandwidth and a DDP step against torch.cuda's NCCL on the same two GPUs.
+    distributed) step distributed "$PYTHON" -m pytest tests/gpu/test_distributed_gpu.py -v -rs ;;
+    distributed_benchmark) step distributed_benchmark "$PYTHON" benchmarks/distributed_benchmark.py \
+              --json "$out/distributed_benchmark.json" ;;
     # The AMD adapter's test build, loaded first, and only its device kept: hal:0 is the GPU through HIP.
     amd)
       amd=(env TORCH_HAL_ADAPTERS="$PWD/build/current/amd_on_nvidia/libhal_adapter_amd.so" HAL_VISIBLE_DEVICES=amd:0

@@ -10,6 +10,7 @@
 
 #include "allocator_config.h"
 #include "allocator_trace.h"
+#include "hal/device_activity.h"
 #include "hal/device_registry.h"
 #include "hal/error.h"
 #include "hal/event.h"
@@ -105,8 +106,10 @@ class DeviceAllocator {
   explicit DeviceAllocator(int device)
       : device_(DeviceRegistry::instance().device(device)), limit_(device_.properties.total_memory_bytes) {}
 
-  Allocation allocate(size_t size, StreamId stream);
-  void free(Block* block);
+  // `report`, when given (a profiler observes), receives the event for report_memory_activity(), which
+  // the caller makes once this allocator's lock is released.
+  Allocation allocate(size_t size, StreamId stream, MemoryActivity* report);
+  void free(Block* block, MemoryActivity* report);
   void record_stream(Block* block, StreamId stream);
   void empty_cache();
   void set_fraction(double fraction);
@@ -128,6 +131,7 @@ class DeviceAllocator {
     stats_.reset_accumulated();
   }
   void snapshot(std::vector<SegmentInfo>& out);
+  bool segment_containing(const void* ptr, Segment* out);
   std::vector<TraceEntry> trace() {
     std::lock_guard<std::mutex> lock(mutex_);
     return trace_.entries();
@@ -152,6 +156,7 @@ class DeviceAllocator {
   void process_pending(bool wait);
   void release_cached();
   [[noreturn]] void throw_oom(size_t requested);
+  void fill_report(MemoryActivity* report, const Block* block, int64_t bytes) const;
 
   const Device& device_;
   std::mutex mutex_;
@@ -233,7 +238,13 @@ Block* DeviceAllocator::new_segment(size_t segment_size, bool large, StreamId st
   return block;
 }
 
-Allocation DeviceAllocator::allocate(size_t size, StreamId stream) {
+void DeviceAllocator::fill_report(MemoryActivity* report, const Block* block, int64_t bytes) const {
+  if (!report) return;
+  *report = MemoryActivity{device_.index, block->ptr, bytes, stats_.allocated_bytes.current(),
+                           stats_.reserved_bytes.current(), block->stream};
+}
+
+Allocation DeviceAllocator::allocate(size_t size, StreamId stream, MemoryActivity* report) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (size > kMaxRequest) {
     ++stats_.num_ooms;
@@ -296,10 +307,11 @@ Allocation DeviceAllocator::allocate(size_t size, StreamId stream) {
   stats_.active.update(large, 1);
   stats_.active_bytes.update(large, static_cast<int64_t>(block->size));
   stats_.requested_bytes.update(large, static_cast<int64_t>(size));
+  fill_report(report, block, static_cast<int64_t>(block->size));
   return Allocation{block->ptr, block};
 }
 
-void DeviceAllocator::free(Block* block) {
+void DeviceAllocator::free(Block* block, MemoryActivity* report) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!block->allocated) {
     throw Error(ErrorCode::Internal, "hal caching allocator: block freed twice");
@@ -322,6 +334,7 @@ void DeviceAllocator::free(Block* block) {
   stats_.allocation.update(block->is_large, -1);
   stats_.allocated_bytes.update(block->is_large, -static_cast<int64_t>(block->size));
   stats_.requested_bytes.update(block->is_large, -static_cast<int64_t>(block->requested));
+  fill_report(report, block, -static_cast<int64_t>(block->size));
   block->context.clear();
   if (events.empty()) {
     return_to_pool(block);
@@ -473,6 +486,25 @@ Block* DeviceAllocator::allocated_block_containing(const void* ptr) {
   return nullptr;  // past the end of that segment
 }
 
+bool DeviceAllocator::segment_containing(const void* ptr, Segment* out) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Block probe(device_.index, StreamId{}, 0, const_cast<void*>(ptr), false);
+  auto it = segments_.upper_bound(&probe);
+  if (it == segments_.begin()) return false;
+  Block* head = *std::prev(it);
+  const auto address = reinterpret_cast<uintptr_t>(ptr);
+  bool inside_allocated = false;
+  size_t size = 0;
+  for (Block* b = head; b; b = b->next) {
+    const auto start = reinterpret_cast<uintptr_t>(b->ptr);
+    if (address >= start && address < start + b->size) inside_allocated = b->allocated;
+    size += b->size;
+  }
+  if (!inside_allocated) return false;
+  *out = Segment{device_.index, head->ptr, size};
+  return true;
+}
+
 DeviceAllocator& allocator_of(int device) { return per_device_state<DeviceAllocator>().get(device); }
 
 }  // namespace
@@ -480,13 +512,21 @@ DeviceAllocator& allocator_of(int device) { return per_device_state<DeviceAlloca
 Allocation allocate(int device, size_t size, StreamId stream) {
   native_stream(device, stream);  // validates device and stream before anything is reserved
   if (size == 0) return {};
-  return allocator_of(device).allocate(size, stream);
+  if (!activity_observed()) return allocator_of(device).allocate(size, stream, nullptr);
+  MemoryActivity report{};
+  const Allocation allocation = allocator_of(device).allocate(size, stream, &report);
+  report_memory_activity(report);
+  return allocation;
 }
 
 void free_block(Block* block) {
   // In a bad fork the allocator's lock may be held by a thread that does not exist here: the child's copy
   // of the memory is left alone (it goes with the process).
-  if (block && !in_bad_fork()) allocator_of(block->device).free(block);
+  if (!block || in_bad_fork()) return;
+  if (!activity_observed()) return allocator_of(block->device).free(block, nullptr);
+  MemoryActivity report{};
+  allocator_of(block->device).free(block, &report);
+  report_memory_activity(report);
 }
 
 void record_stream(Block* block, StreamId stream) {
@@ -498,6 +538,14 @@ Block* allocated_block_containing(const void* ptr) {
   Block* found = nullptr;
   per_device_state<DeviceAllocator>().for_each([&](DeviceAllocator& a) {
     if (!found) found = a.allocated_block_containing(ptr);
+  });
+  return found;
+}
+
+bool segment_containing(const void* ptr, Segment* out) {
+  bool found = false;
+  per_device_state<DeviceAllocator>().for_each([&](DeviceAllocator& a) {
+    if (!found) found = a.segment_containing(ptr, out);
   });
   return found;
 }

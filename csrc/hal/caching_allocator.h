@@ -43,6 +43,17 @@ void record_stream(Block* block, StreamId stream);
 // lock: for the rare frees that come with a pointer but without its block (the glue's raw CPU allocations).
 Block* allocated_block_containing(const void* ptr);
 
+// The device allocation (segment) around `ptr`, which lies in an allocated block: its base, exactly as the
+// adapter's malloc_device returned it, and its size. Inter-process sharing exports whole allocations (an
+// adapter can only name what it allocated), so a block is shared as its segment plus an offset, as
+// torch.cuda shares a block of its caching allocator. False when no allocated block holds `ptr`.
+struct Segment {
+  int device = -1;
+  void* base = nullptr;
+  size_t size = 0;
+};
+bool segment_containing(const void* ptr, Segment* out);
+
 int block_device(const Block* block);
 size_t block_size(const Block* block);
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "hal/device_activity.h"
 #include "hal/device_registry.h"
 #include "hal/environment.h"
 #include "hal/error.h"
@@ -71,8 +72,10 @@ void copy_host_to_device(int device, void* dst, const void* src, size_t nbytes, 
   check_pointers(dst, src, nbytes, "copy_host_to_device");
   if (nbytes == 0) return;
   const Device& d = DeviceRegistry::instance().device(device);
+  DeviceSpan span = copy_span(device, stream, HAL_COPY_HOST_TO_DEVICE, nbytes, src_is_pinned);
   if (use_direct_path(d, src_is_pinned)) {
     enqueue_copy(d, dst, src, nbytes, HAL_COPY_HOST_TO_DEVICE, stream, "memcpy_async (host to device)");
+    span.end();
     // Pageable memory may be reused by the caller as soon as we return, so it cannot be left in flight.
     if (!non_blocking || !src_is_pinned) {
       synchronize_stream(device, stream);
@@ -82,6 +85,7 @@ void copy_host_to_device(int device, void* dst, const void* src, size_t nbytes, 
     return;
   }
   per_device_state<StagingRing>().get(device).host_to_device(dst, src, nbytes, stream);
+  span.end();
   if (!non_blocking) synchronize_stream(device, stream);
 }
 
@@ -91,8 +95,10 @@ void copy_device_to_host(int device, void* dst, const void* src, size_t nbytes, 
   check_pointers(dst, src, nbytes, "copy_device_to_host");
   if (nbytes == 0) return;
   const Device& d = DeviceRegistry::instance().device(device);
+  DeviceSpan span = copy_span(device, stream, HAL_COPY_DEVICE_TO_HOST, nbytes, dst_is_pinned);
   if (use_direct_path(d, dst_is_pinned)) {
     enqueue_copy(d, dst, src, nbytes, HAL_COPY_DEVICE_TO_HOST, stream, "memcpy_async (device to host)");
+    span.end();
     if (!non_blocking || !dst_is_pinned) {
       synchronize_stream(device, stream);
     } else {
@@ -102,6 +108,7 @@ void copy_device_to_host(int device, void* dst, const void* src, size_t nbytes, 
   }
   // Synchronous by construction: the ring copies the last chunk out after its transfer completed.
   per_device_state<StagingRing>().get(device).device_to_host(dst, src, nbytes, stream);
+  span.end();
 }
 
 void copy_device_to_device(int dst_device, void* dst, int src_device, const void* src, size_t nbytes, StreamId stream,
@@ -113,7 +120,9 @@ void copy_device_to_device(int dst_device, void* dst, int src_device, const void
   if (nbytes == 0) return;
 
   if (&dd == &sd) {
+    DeviceSpan span = copy_span(dst_device, stream, HAL_COPY_DEVICE_TO_DEVICE, nbytes, false);
     enqueue_copy(dd, dst, src, nbytes, HAL_COPY_DEVICE_TO_DEVICE, stream, "memcpy_async (device to device)");
+    span.end();
   } else if (dd.adapter == sd.adapter) {
     // The copy runs on the destination's stream: it must see the source device's work issued so far,
     // and the source device must not overwrite `src` before the copy has read it.
@@ -122,11 +131,14 @@ void copy_device_to_device(int dst_device, void* dst, int src_device, const void
     src_ready.record(src_device, src_stream);
     src_ready.block(dst_device, stream);
     const hal_adapter_t& t = dd.table();
+    // Dropped (never ended) when the adapter has no peer copy: the copies through host memory time themselves.
+    DeviceSpan span = copy_span(dst_device, stream, HAL_COPY_DEVICE_TO_DEVICE, nbytes, false, /*peer=*/true);
     hal_status_t st = t.memcpy_peer_async(dd.local_index, dst, sd.local_index, src, nbytes, native_stream(dst_device, stream));
     if (st == HAL_STATUS_NOT_SUPPORTED) {
       copy_through_host(dst_device, dst, src_device, src, nbytes, stream);
     } else {
       throw_on_failure(t, st, "memcpy_peer_async");
+      span.end();
       Event copied;
       copied.record(dst_device, stream);
       copied.block(src_device, src_stream);

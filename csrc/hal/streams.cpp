@@ -1,6 +1,7 @@
 #include "hal/streams.h"
 
 #include <array>
+#include <cstddef>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -96,6 +97,17 @@ void synchronize_stream(int device, StreamId id) {
   hal_stream_t s = native_stream(device, id);
   const Device& d = DeviceRegistry::instance().device(device);
   throw_on_failure(d.table(), d.table().stream_synchronize(d.local_index, s), "stream_synchronize");
+}
+
+void* vendor_stream_handle(int device, StreamId id) {
+  hal_stream_t s = native_stream(device, id);
+  const Device& d = DeviceRegistry::instance().device(device);
+  const hal_adapter_t& t = d.table();
+  constexpr size_t kEnd = offsetof(hal_adapter_t, stream_native_handle) + sizeof(t.stream_native_handle);
+  if (t.struct_size < kEnd || !t.stream_native_handle) return nullptr;
+  void* handle = nullptr;
+  throw_on_failure(t, t.stream_native_handle(d.local_index, s, &handle), "stream_native_handle");
+  return handle;
 }
 
 bool query_stream(int device, StreamId id) {

@@ -17,6 +17,10 @@ constexpr StreamId kDefaultStreamId = 0;
 // InvalidArgument for an id that was never handed out.
 hal_stream_t native_stream(int device, StreamId id);
 
+// The vendor runtime's handle of stream `id` (a cudaStream_t, a hipStream_t), the default stream's too;
+// NULL where the adapter has no vendor streams (the host device, ABI 1.1 adapters).
+void* vendor_stream_handle(int device, StreamId id);
+
 // A stream from the pool of hal:`device`: round-robin over a fixed number of adapter streams per
 // priority, created lazily (like torch.cuda's getStreamFromPool).
 StreamId stream_from_pool(int device, int priority = 0);

@@ -15,6 +15,7 @@
 #include "hal/environment.h"
 #include "native/kernel_table.h"
 #include "output_capture.h"
+#include "profiler/device_spans.h"
 #include "tensor_bridge.h"
 
 namespace torch_hal {
@@ -97,10 +98,19 @@ class CpuKernelCall {
       if (writes(schema_.arguments()[i])) cpu_written_.emplace_back(i, slot);
     }
     {
-      // In alias mode the kernel's own allocations (its outputs) land in hal memory.
+      // In alias mode the kernel's own allocations (its outputs) land in hal memory, and the kernel is the
+      // device's work (a profiler's span); in copy mode it is the host's, between the copies' spans.
       std::optional<OutputCaptureScope> capture;
-      if (alias_mode_) capture.emplace(device_);
+      hal::DeviceSpan span;
+      if (alias_mode_) {
+        capture.emplace(device_);
+        span = profiler::kernel_span(device_, [this] {
+          const auto& name = schema_.operator_name();
+          return profiler::short_op_name(name.name, name.overload_name);
+        });
+      }
       op_.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack_);
+      span.end();
     }
     write_back_mutated_arguments();
     const size_t num_returns = schema_.returns().size();

@@ -17,6 +17,7 @@
 #include "cpu_fallback.h"
 #include "device_scan.h"
 #include "output_capture.h"
+#include "profiler/device_spans.h"
 #include "tensor_bridge.h"
 
 namespace torch_hal {
@@ -76,10 +77,13 @@ struct HostKernel<Op, Ret(Args...)> {
     wait_for_current_stream(device);
     StorageLinks links;
     auto cpu_args = std::make_tuple(host_path::to_cpu_arg(args, links)...);
+    // The kernel runs here, in stream order, between the span's two events: it is the device's work.
+    hal::DeviceSpan span = profiler::kernel_span(device, [] { return profiler::short_op_name(Op::name, Op::overload_name); });
     if constexpr (std::is_same_v<Ret, at::Tensor&>) {
       // In-place on `self` or into `out` (the first Tensor& argument), whose hal bytes the CPU kernel
       // writes directly.
       std::apply([](auto&... a) { Op::redispatch(c10::DispatchKeySet(c10::DispatchKey::CPU), a...); }, cpu_args);
+      span.end();
       constexpr size_t written = host_path::first_true<std::is_same<Args, at::Tensor&>...>();
       return std::get<written>(std::forward_as_tuple(args...));
     } else {
@@ -89,6 +93,7 @@ struct HostKernel<Op, Ret(Args...)> {
         result = std::apply(
             [](auto&... a) { return Op::redispatch(c10::DispatchKeySet(c10::DispatchKey::CPU), a...); }, cpu_args);
       }
+      span.end();
       return adopt_cpu_result(result, device, links);
     }
   }

@@ -20,6 +20,7 @@
 #include "native/native_launch.h"
 #include "hal/streams.h"
 #include "hal_context.h"
+#include "profiler/device_spans.h"
 #include "tensor_bridge.h"
 
 namespace torch_hal {
@@ -164,7 +165,10 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
     if (src_hal) wait_for_current_stream(src.device().index());
     if (dst_hal && (!src_hal || dst.device() != src.device())) wait_for_current_stream(dst.device().index());
     auto cpu_dst = dst_hal ? cpu_alias(dst) : dst;
+    // The CPU's copy is the device's copy here: a profiler sees it as one, on the device's stream.
+    hal::DeviceSpan span = profiler::copy_span(src, dst);
     cpu_dst.copy_(src_hal ? cpu_alias(src) : src);
+    span.end();
     return dst;
   }
 

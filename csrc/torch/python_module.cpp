@@ -10,6 +10,7 @@
 #include "allocator.h"
 #include "compile/host_graph_ops.h"
 #include "cpu_fallback.h"
+#include "distributed/python_bindings.h"
 #include "dlpack_capsule.h"
 #include "generator.h"
 #include "hal/caching_allocator.h"
@@ -18,6 +19,7 @@
 #include "hal/pinned_memory.h"
 #include "hal/streams.h"
 #include "hal_context.h"
+#include "ipc/shared_storage.h"
 #include "memory_history.h"
 #include "op_coverage.h"
 #include "python_backend.h"
@@ -141,9 +143,10 @@ PYBIND11_MODULE(_C, m) {
 
   // streams (torch.Stream / torch.Event carry the rest through the device guard)
   m.def("synchronize", [](int index) { call_core([&] { hal::synchronize_device(index); }); }, without_gil);
-  // The vendor's handle of a hal stream (a cudaStream_t on NVIDIA), for DLPack's stream exchange.
+  // The vendor's handle of a hal stream (a cudaStream_t on NVIDIA; 0 where there is none), for DLPack's
+  // stream exchange and the Triton kernels of torch.compile.
   m.def("native_stream_handle", [](int index, int64_t id) {
-    return reinterpret_cast<uintptr_t>(call_core([&] { return hal::native_stream(index, id); }));
+    return reinterpret_cast<uintptr_t>(call_core([&] { return hal::vendor_stream_handle(index, id); }));
   });
   m.def("current_stream_id", [](int index) { return call_core([&] { return hal::current_stream(index); }); });
   m.def("set_current_stream", [](int index, int64_t id) {
@@ -182,6 +185,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("get_memory_fraction", [](int index) { return call_core([&] { return hal::memory_fraction(index); }); },
         without_gil);
   bind_memory_history(m);  // memory_snapshot, memory_trace, record_memory_history
+  bind_ipc(m);             // ipc_supported, ipc_export, ipc_open (torch_hal/multiprocessing_reductions.py)
 
   // random
   m.def("default_generator", [](int index) {
@@ -194,6 +198,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("reset_fallback_stats", &reset_fallback_stats);
   m.def("set_strict", &set_strict_mode);
   m.def("is_strict", &strict_mode);
-  bind_op_coverage(m);
-  bind_compile_host_graph(m);  // compile_host_buffer (torch_hal/compile/host_graph.py)  // kernel_table, hal_op_name, adapter_op_support (torch_hal/op_coverage.py)
+  distributed::bind(m);  // _init_distributed (torch_hal/distributed.py)
+  bind_op_coverage(m);  // kernel_table, hal_op_name, adapter_op_support (torch_hal/op_coverage.py)
+  bind_compile_host_graph(m);  // compile_host_buffer (torch_hal/compile/host_graph.py)
 }

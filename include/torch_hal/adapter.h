@@ -30,9 +30,14 @@
 extern "C" {
 #endif
 
-/* Major changes break the table layout; minor versions only append fields or functions. */
+/* Major changes break the table layout; minor versions only append fields or functions (after the
+ * table's reserved slots), which are optional: see HAL_ADAPTER_HAS below.
+ *   1.1  operator conventions (scalar operands, absent tensors, HAL_OP_FOREACH)
+ *   1.2  stream_native_handle (the vendor runtime's handle of a hal stream)
+ *   1.3  collectives (hal_collectives_t: NCCL, RCCL)
+ *   1.4  inter-process memory sharing: ipc_export, ipc_open, ipc_close */
 #define HAL_ABI_VERSION_MAJOR 1u
-#define HAL_ABI_VERSION_MINOR 1u
+#define HAL_ABI_VERSION_MINOR 4u
 #define HAL_ABI_VERSION ((HAL_ABI_VERSION_MAJOR << 16) | HAL_ABI_VERSION_MINOR)
 #define HAL_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
 #define HAL_ABI_MINOR_OF(v) ((uint32_t)(v)&0xFFFFu)
@@ -159,7 +164,9 @@ typedef struct hal_scalar {
  * optimizer step updates every parameter at once. HAL_OP_FOREACH applies one ELEMENTWISE op (of arity
  * 1..3), whose id is scalars[0] (an int), to each group: outputs are G tensors; inputs are G * arity,
  * group-major (inputs[g * arity + k] is operand k of group g). Within a group every tensor operand has
- * outputs[g]'s shape, and the inner op's conventions apply (scalar operands, compute type). outputs[g] may
+ * outputs[g]'s shape, and the inner op's conventions apply (scalar operands, compute type); a tensor operand
+ * whose strides are all 0 is one element broadcast over the group, of any floating dtype, which the adapter
+ * reads on the device (a 0-dim tensor operand: the .Tensor overloads of torch._foreach_*). outputs[g] may
  * be the very same tensor as an input of group g (in place); it never overlaps any other operand of any
  * group. Scalars differ from the general rule: after scalars[0] come, group by group, that group's scalar
  * operands' values (in input order) followed by the inner op's own scalars, so each group carries its own
@@ -329,6 +336,43 @@ enum {
   HAL_OP_CONVOLUTION_BACKWARD_WEIGHT = 1002  /* inputs x, dy; outputs dw (w's shape) */
 };
 
+/* Ops of a standard training step that the families above do not cover (1200..1299): masks, positions,
+ * gradient clipping and mixed precision's gradient scaling. */
+enum {
+  HAL_OP_ALL = 1200,        /* reduction (the reductions' shape rule): true where every reduced element is nonzero
+                               (NaN counts as nonzero); input any dtype; output bool or uint8 (0/1); empty: true */
+  HAL_OP_ANY = 1201,        /* reduction: true where some reduced element is nonzero; empty: false */
+  HAL_OP_VECTOR_NORM = 1202,/* reduction: the ord-norm of the reduced elements, (sum |x|^ord)^(1/ord); (s) ord
+                               (float64: inf max |x|, -inf min |x|, 0 count of nonzeros, any other value); floating
+                               input and output, computed in float32 (float64 when either is f64) */
+  HAL_OP_TRIL = 1210,       /* inputs x [..., R, C]; outputs y (x's shape, any strides; may be x itself):
+                               y = x where column - row <= diagonal, else 0; (s) diagonal (int) */
+  HAL_OP_TRIU = 1211,       /* y = x where column - row >= diagonal, else 0; (s) diagonal (int) */
+  HAL_OP_CUMSUM = 1220,     /* inputs x; outputs y (x's shape, any strides; may be x itself): inclusive running sum
+                               along dim; (s) dim. Computed as the reductions' compute type (float32 for f16/bf16/f32,
+                               float64 for f64 on either side, int64 for integers and bool); y any dtype */
+  HAL_OP_CUMPROD = 1221,    /* the same with products */
+  HAL_OP_FOREACH_NORM = 1230, /* inputs G tensors (dense, each of any floating dtype); outputs G 0-dim tensors
+                                 (floating): outputs[g] = VECTOR_NORM of every element of inputs[g]; (s) ord as
+                                 VECTOR_NORM. One launch over all groups */
+  HAL_OP_AMP_UNSCALE = 1240,  /* GradScaler's non-finite check and unscale: inputs inv_scale [1] (f32); outputs
+                                 found_inf [1] (f32), then G tensors (dense, floating) multiplied by inv_scale in
+                                 place; found_inf becomes 1 when some element of a tensor is inf or NaN, and is
+                                 otherwise left as it was */
+  HAL_OP_AMP_UPDATE_SCALE = 1241 /* GradScaler's scale update: inputs found_inf [1] (f32); outputs scale [1] (f32),
+                                    growth_tracker [1] (int32), both updated in place: found_inf > 0: scale *=
+                                    backoff, tracker = 0; else tracker + 1 == growth_interval: scale *= growth (kept
+                                    when the product is not finite), tracker = 0; else tracker += 1;
+                                    (s) growth_factor, backoff_factor, growth_interval (int) */,
+  HAL_OP_SORT = 1250,       /* inputs x; outputs values (x's shape, x's dtype), indices (x's shape, int64): each
+                               line along dim sorted, stably (equal values keep their order), NaN above every
+                               number; values may be x itself; (s) dim, descending (bool). An adapter may refuse
+                               long lines (NOT_SUPPORTED) */
+  HAL_OP_TOPK = 1251        /* inputs x; outputs values, indices (x's shape with k along dim): the k largest
+                               (smallest) of each line in that order, ties by position, NaN above every number;
+                               (s) dim, largest (bool) */
+};
+
 /* ---------------------------------------------------------------------------------------------- */
 /* Opaque handles and copy directions                                                              */
 /* ---------------------------------------------------------------------------------------------- */
@@ -344,6 +388,25 @@ enum {
 
 typedef uint32_t hal_event_flags_t;
 enum { HAL_EVENT_FLAG_TIMING = 1u << 0 };
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Inter-process memory sharing (ABI 1.4, optional)                                                */
+/* ---------------------------------------------------------------------------------------------- */
+/* What another process needs to map a device allocation of this one. `bytes` is what the vendor runtime
+ * names the memory by (a cudaIpcMemHandle_t on NVIDIA, 64 bytes); `fd`, when not -1, is a file descriptor
+ * that must reach the other process by descriptor passing (SCM_RIGHTS, as multiprocessing sends them), for
+ * memory that a file names (memfd on the host device). Equal `bytes` always name the same allocation, so a
+ * process may open a handle once and share the mapping. */
+#define HAL_IPC_HANDLE_BYTES 64
+typedef struct hal_ipc_handle {
+  uint32_t struct_size;      /* sizeof(hal_ipc_handle_t), set by the caller */
+  uint32_t num_bytes;        /* how many of `bytes` are meaningful */
+  int32_t fd;                /* -1 when `bytes` alone name the memory */
+  uint32_t reserved0;
+  uint64_t allocation_size;  /* bytes of the allocation (the exporting core sets it), mapped whole by ipc_open */
+  uint8_t bytes[HAL_IPC_HANDLE_BYTES];
+  uint64_t reserved[4];
+} hal_ipc_handle_t;
 
 /* ---------------------------------------------------------------------------------------------- */
 /* The function table                                                                              */
@@ -405,7 +468,88 @@ typedef struct hal_adapter {
                             const hal_scalar_t* scalars, int32_t num_scalars);
 
   void* reserved[16];
+
+  /* ABI 1.2 (optional; read only where struct_size covers it). The vendor runtime's own handle of a stream
+   * (a cudaStream_t, a hipStream_t), the default stream's (NULL hal_stream_t) included, for code that
+   * launches on hal's streams through the vendor's API: torch.compile's Triton kernels, DLPack's stream
+   * exchange. Adapters without vendor streams leave it NULL. */
+  hal_status_t (*stream_native_handle)(int32_t device, hal_stream_t stream, void** handle);
+
+  /* ABI 1.3 (read only where struct_size covers it): collectives across processes, or NULL. */
+  const struct hal_collectives* collectives;
+
+  /* ---- ABI 1.4: optional, present when HAL_ADAPTER_HAS(table, ipc_export) ---------------------- */
+  /* Inter-process sharing of device memory. `base` is exactly a pointer malloc_device returned (the core
+   * shares a block of its caching allocator as its allocation plus an offset). ipc_export fills `handle`;
+   * its fd, if any, stays owned by the adapter and valid while the allocation lives (the caller duplicates
+   * it to send it). ipc_open maps in this process an allocation another process exported; the caller keeps
+   * ownership of handle->fd. The mapping is freed by ipc_close, never by free_device. NOT_SUPPORTED from
+   * ipc_export (memory that cannot be shared) makes the caller send the bytes by value instead. */
+  hal_status_t (*ipc_export)(int32_t device, void* base, hal_ipc_handle_t* handle);
+  hal_status_t (*ipc_open)(int32_t device, const hal_ipc_handle_t* handle, void** base);
+  hal_status_t (*ipc_close)(int32_t device, void* base);
 } hal_adapter_t;
+
+/* Whether `table` has the optional function `member`: a table carries its own size, so an adapter built
+ * against an older minor version (a smaller table) is read only as far as it goes. */
+#define HAL_ADAPTER_HAS(table, member)                                                      \
+  ((table)->struct_size >= offsetof(hal_adapter_t, member) + sizeof((table)->member) && \
+   (table)->member != NULL)
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Collectives (optional, ABI 1.3): what torch.distributed's "hal" backend runs on an adapter's      */
+/* devices, through the vendor's own library (NCCL, RCCL, oneCCL), never a transport of the adapter's. */
+/* ---------------------------------------------------------------------------------------------- */
+/* A communicator joins one device of each of `nranks` processes. Rank 0 calls get_unique_id, the core
+ * sends the bytes to every rank (through torch.distributed's store) and each calls comm_init_rank.
+ * Operations are asynchronous in the order of `stream`, on device memory of the communicator's device;
+ * counts are in elements of `dtype`; a send and its receive buffer may be the same pointer (in place).
+ * Between group_start and group_end, operations of one thread form one fused launch (all_to_all as
+ * sends and receives to every peer). comm_get_async_error returns SUCCESS, NOT_READY while an operation
+ * is still running with no error, or DEVICE_ERROR (a peer died, the network failed) with the library's
+ * message; after an error or a timeout the core calls comm_abort, which must not block on peers. */
+typedef struct hal_comm_impl* hal_comm_t;
+#define HAL_COMM_UNIQUE_ID_BYTES 128
+typedef struct hal_comm_unique_id {
+  char bytes[HAL_COMM_UNIQUE_ID_BYTES];
+} hal_comm_unique_id_t;
+
+typedef int32_t hal_reduce_op_t;
+enum { HAL_REDUCE_SUM = 0, HAL_REDUCE_PROD = 1, HAL_REDUCE_MAX = 2, HAL_REDUCE_MIN = 3, HAL_REDUCE_AVG = 4 };
+
+typedef struct hal_collectives {
+  uint32_t struct_size;  /* sizeof(hal_collectives_t) as the adapter was built */
+  uint32_t reserved0;
+  /* e.g. "NCCL 2.21.5 (libnccl.so.2)"; filled by available() */
+  const char* (*engine_name)(void);
+  /* SUCCESS when the library is present (loads it on first call); UNAVAILABLE with the reason otherwise */
+  hal_status_t (*available)(int32_t device);
+  hal_status_t (*get_unique_id)(int32_t device, hal_comm_unique_id_t* id);
+  hal_status_t (*comm_init_rank)(int32_t device, const hal_comm_unique_id_t* id, int32_t nranks, int32_t rank,
+                                 hal_comm_t* comm);
+  hal_status_t (*comm_destroy)(hal_comm_t comm);
+  hal_status_t (*comm_abort)(hal_comm_t comm);
+  hal_status_t (*comm_get_async_error)(hal_comm_t comm);
+  hal_status_t (*all_reduce)(hal_comm_t comm, const void* send, void* recv, uint64_t count, hal_dtype_t dtype,
+                             hal_reduce_op_t op, hal_stream_t stream);
+  hal_status_t (*broadcast)(hal_comm_t comm, const void* send, void* recv, uint64_t count, hal_dtype_t dtype,
+                            int32_t root, hal_stream_t stream);
+  hal_status_t (*reduce)(hal_comm_t comm, const void* send, void* recv, uint64_t count, hal_dtype_t dtype,
+                         hal_reduce_op_t op, int32_t root, hal_stream_t stream);
+  /* recv holds nranks * send_count elements, rank r's at r * send_count */
+  hal_status_t (*all_gather)(hal_comm_t comm, const void* send, void* recv, uint64_t send_count, hal_dtype_t dtype,
+                             hal_stream_t stream);
+  /* send holds nranks * recv_count elements; rank r receives the reduction of chunk r */
+  hal_status_t (*reduce_scatter)(hal_comm_t comm, const void* send, void* recv, uint64_t recv_count,
+                                 hal_dtype_t dtype, hal_reduce_op_t op, hal_stream_t stream);
+  hal_status_t (*send)(hal_comm_t comm, const void* buf, uint64_t count, hal_dtype_t dtype, int32_t peer,
+                       hal_stream_t stream);
+  hal_status_t (*recv)(hal_comm_t comm, void* buf, uint64_t count, hal_dtype_t dtype, int32_t peer,
+                       hal_stream_t stream);
+  hal_status_t (*group_start)(void);
+  hal_status_t (*group_end)(void);
+  void* reserved[8];
+} hal_collectives_t;
 
 typedef const hal_adapter_t* (*hal_adapter_query_fn)(uint32_t max_abi_version);
 

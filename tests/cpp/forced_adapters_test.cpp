@@ -24,7 +24,7 @@ TEST(ForcedAdapters, EveryAdapterListedWithStateAndReason) {
   EXPECT_NE(adapters[1]->reason().find("does not export hal_adapter_query"), std::string::npos);
 
   EXPECT_EQ(adapters[2]->state(), AdapterState::Broken);
-  EXPECT_NE(adapters[2]->reason().find("adapter ABI version 2.0, but this torch_hal speaks 1.1"), std::string::npos);
+  EXPECT_NE(adapters[2]->reason().find("adapter ABI version 2.0, but this torch_hal speaks 1.4"), std::string::npos);
 
   EXPECT_EQ(adapters[3]->state(), AdapterState::Unavailable);
   EXPECT_EQ(adapters[3]->reason(), "fixture runtime libfoo.so.1 not found: install foo");

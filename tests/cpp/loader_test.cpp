@@ -83,7 +83,7 @@ TEST(AdapterLibrary, WrongAbiNamesBothVersions) {
   const std::string path = fixture("wrong_abi");
   auto lib = AdapterLibrary::open(path);
   EXPECT_EQ(lib->state(), AdapterState::Broken);
-  EXPECT_EQ(lib->reason(), path + ": adapter ABI version 2.0, but this torch_hal speaks 1.1: rebuild the adapter "
+  EXPECT_EQ(lib->reason(), path + ": adapter ABI version 2.0, but this torch_hal speaks 1.4: rebuild the adapter "
                                   "against torch_hal's include/torch_hal/adapter.h");
   EXPECT_EQ(lib->abi_version(), 2u << 16);
   EXPECT_EQ(lib->name(), "fixture_wrong_abi");

@@ -50,7 +50,8 @@ def test_host_device_runs_registered_ops_as_cpu_kernels_in_place():
     conv = ops["convolution"]
     assert (conv["route"], conv["hal_ops"]) == ("adapter_first", ["HAL_OP_CONVOLUTION", "HAL_OP_CONVOLUTION_BACKWARD_INPUT"])
     assert conv["category"] == "cpu_in_place" and ops["_convolution"]["route"] == "cpu_kernel"
-    assert ops["cumsum"]["category"] == "cpu_in_place"  # no hal kernel: the boxed fallback, in place here
+    assert ops["_embedding_bag"]["category"] == "cpu_in_place"  # no hal kernel: the boxed fallback, in place here
+    assert (ops["cumsum"]["category"], ops["cumsum"]["route"]) == ("cpu_in_place", "adapter_first")
     # Nothing on the host device is copied to the CPU and back.
     assert report["categories"]["cpu_fallback"]["count"] == 0
     counts = {c: v["count"] for c, v in report["categories"].items()}

@@ -297,7 +297,7 @@ print("OK")
     out = run_python(code)
     assert out.returncode == 0, out.stdout + out.stderr[-3000:]
     lines = dict(line.split(" ", 1) for line in out.stdout.splitlines() if " " in line)
-    assert "2.0" in lines["WRONG_ABI"] and "1.1" in lines["WRONG_ABI"] and "rebuild" in lines["WRONG_ABI"]
+    assert "2.0" in lines["WRONG_ABI"] and "1.4" in lines["WRONG_ABI"] and "rebuild" in lines["WRONG_ABI"]
     assert "hal_adapter_query" in lines["NO_ENTRY"]
     assert "libno_such_plugin.so" in lines["MISSING"] and "TORCH_HAL_ADAPTER_PATH" in lines["MISSING"]
     assert out.stdout.rstrip().endswith("OK")

@@ -9,6 +9,9 @@ native kernels (cuBLAS, rocBLAS). No CUDA graphs are made: Inductor makes them f
 
 Two facts Inductor keeps per device type need hal's entry, added here when this path is first used:
   - hal is a GPU type (torch._inductor.utils.GPU_TYPES), so lowering takes its GPU decisions for hal;
+  - Inductor's get_gpu_type() asserts that one GPU type is available; hal is the same GPU as torch.cuda's,
+    so the answer ignores hal (a hal graph's constructors then stay where they are: the passes that use it
+    move only what feeds the vendor type's tensors);
   - Triton compiles for a backend named by the kernel's DeviceProperties ("cuda" or "hip"): for a hal
     device they are the properties of the same GPU as torch.cuda numbers it (its adapter's local index),
     which also makes the Triton launcher load kernels into that GPU's context, the one hal's memory lives in.
@@ -18,6 +21,7 @@ chooses it only then.
 import torch
 
 from torch_hal import _C
+from torch_hal.compile.lazy_registration import after_import
 
 _installed = False
 
@@ -60,7 +64,31 @@ def install() -> None:
         return vendor_create(cls, device)
 
     hints.DeviceProperties.create = classmethod(create)
+    _answer_gpu_type_beside_hal(utils)
     _installed = True
+
+
+# The modules that import get_gpu_type by name (a copy of the reference each), as of PyTorch 2.11 to 2.13.
+_GPU_TYPE_USERS = ("torch._inductor.fx_passes.post_grad", "torch._inductor.fx_passes.joint_graph",
+                   "torch._inductor.autotune_process")
+
+
+def _answer_gpu_type_beside_hal(utils) -> None:
+    """Replaces get_gpu_type in utils, and in each module that copied it, as each is imported (install() runs
+    while Inductor is still importing itself: importing those modules here would be circular)."""
+    original = utils.get_gpu_type
+
+    def get_gpu_type() -> str:
+        available = [t for t in utils.GPU_TYPES if t != "hal" and getattr(torch, t).is_available()]
+        return available[0] if available else "cuda"  # "cuda" where none is: Inductor's own default
+
+    def replace_in(module) -> None:
+        if getattr(module, "get_gpu_type", None) is original:
+            module.get_gpu_type = get_gpu_type
+
+    replace_in(utils)
+    for name in _GPU_TYPE_USERS:
+        after_import(name, replace_in)
 
 
 def triton_scheduling(scheduler):

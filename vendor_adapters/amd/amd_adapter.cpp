@@ -9,6 +9,7 @@
 
 #include "adapter_context.h"
 #include "code_objects.h"
+#include "rccl_collectives.h"
 #include "kernels/op_call.h"
 #include "torch_hal/adapter.h"
 
@@ -156,6 +157,11 @@ hal_status_t stream_query(int32_t device, hal_stream_t stream) {
   if (hal_status_t s = use(device); s != HAL_STATUS_SUCCESS) return s;
   return check(hip().StreamQuery(stream_of(stream)), "hipStreamQuery");
 }
+// A hal stream is the hipStream_t itself (NULL: HIP's null stream, the device's default).
+hal_status_t stream_native_handle(int32_t /*device*/, hal_stream_t stream, void** handle) {
+  *handle = stream_of(stream);
+  return HAL_STATUS_SUCCESS;
+}
 hal_status_t stream_wait_event(int32_t device, hal_stream_t stream, hal_event_t event) {
   if (hal_status_t s = use(device); s != HAL_STATUS_SUCCESS) return s;
   return check(hip().StreamWaitEvent(stream_of(stream), event_of(event), 0), "hipStreamWaitEvent");
@@ -215,6 +221,11 @@ hal_status_t launch_op(int32_t device, hal_op_t op, hal_stream_t stream, const h
                        hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars);
 hal_status_t op_supported(int32_t device, hal_op_t op, const hal_tensor_t* tensors, int32_t num_tensors);
 
+// Inter-process sharing through HIP IPC handles (ipc.cpp).
+hal_status_t ipc_export(int32_t device, void* base, hal_ipc_handle_t* handle);
+hal_status_t ipc_open(int32_t device, const hal_ipc_handle_t* handle, void** base);
+hal_status_t ipc_close(int32_t device, void* base);
+
 // Names the architectures the embedded kernels run on, for `python -m torch_hal info` and the tests.
 const char* description() {
   static const std::string text = [] {
@@ -251,6 +262,7 @@ const hal_adapter_t* table() {
     a.stream_synchronize = Guarded<stream_synchronize>::call;
     a.stream_query = Guarded<stream_query>::call;
     a.stream_wait_event = Guarded<stream_wait_event>::call;
+    a.stream_native_handle = Guarded<stream_native_handle>::call;
     a.event_create = Guarded<event_create>::call;
     a.event_destroy = Guarded<event_destroy>::call;
     a.event_record = Guarded<event_record>::call;
@@ -260,6 +272,10 @@ const hal_adapter_t* table() {
     a.device_synchronize = Guarded<device_synchronize>::call;
     a.op_supported = Guarded<op_supported>::call;
     a.launch_op = Guarded<launch_op>::call;
+    a.collectives = rccl_collectives();  // ABI 1.3: RCCL, loaded at first use
+    a.ipc_export = Guarded<ipc_export>::call;
+    a.ipc_open = Guarded<ipc_open>::call;
+    a.ipc_close = Guarded<ipc_close>::call;
     return a;
   }();
   return &t;

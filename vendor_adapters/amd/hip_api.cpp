@@ -50,6 +50,9 @@ LoadedRuntime load() {
   resolve(library, "hipMemsetAsync", a.MemsetAsync, missing);
   resolve(library, "hipMemcpyAsync", a.MemcpyAsync, missing);
   resolve(library, "hipMemcpyPeerAsync", a.MemcpyPeerAsync, missing);
+  resolve(library, "hipIpcGetMemHandle", a.IpcGetMemHandle, missing);
+  resolve(library, "hipIpcOpenMemHandle", a.IpcOpenMemHandle, missing);
+  resolve(library, "hipIpcCloseMemHandle", a.IpcCloseMemHandle, missing);
   resolve(library, "hipStreamCreateWithFlags", a.StreamCreateWithFlags, missing);
   resolve(library, "hipStreamDestroy", a.StreamDestroy, missing);
   resolve(library, "hipStreamSynchronize", a.StreamSynchronize, missing);

@@ -39,6 +39,12 @@ enum HipAttribute : int {
 constexpr unsigned kStreamNonBlocking = 0x1;
 constexpr unsigned kEventDisableTiming = 0x2;
 constexpr int kMemcpyDefault = 4;  // hipMemcpyDefault: the runtime tells the direction from the pointers
+constexpr unsigned kIpcMemLazyEnablePeerAccess = 0x1;
+
+// hipIpcMemHandle_t: 64 opaque bytes (HIP_IPC_HANDLE_SIZE), passed by value, in every HIP version.
+struct HipIpcMemHandle {
+  char reserved[64];
+};
 
 struct HipApi {
   hipError_t (*Init)(unsigned);
@@ -59,6 +65,9 @@ struct HipApi {
   hipError_t (*MemsetAsync)(void*, int, size_t, hipStream_t);
   hipError_t (*MemcpyAsync)(void*, const void*, size_t, int, hipStream_t);
   hipError_t (*MemcpyPeerAsync)(void*, int, const void*, int, size_t, hipStream_t);
+  hipError_t (*IpcGetMemHandle)(HipIpcMemHandle*, void*);
+  hipError_t (*IpcOpenMemHandle)(void**, HipIpcMemHandle, unsigned);
+  hipError_t (*IpcCloseMemHandle)(void*);
   hipError_t (*StreamCreateWithFlags)(hipStream_t*, unsigned);
   hipError_t (*StreamDestroy)(hipStream_t);
   hipError_t (*StreamSynchronize)(hipStream_t);

@@ -27,6 +27,7 @@
 #include <limits>
 #include <new>
 #include <memory>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -34,6 +35,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "shared_memory.h"
 #include "torch_hal/adapter.h"
 #include "work_queue.h"
 
@@ -54,9 +56,14 @@ constexpr size_t kAlignment = 64;
 
 struct HostDevice {
   uint64_t capacity = 0;
-  std::mutex mutex;                                    // guards used, allocations, streams
+  std::mutex mutex;                                    // guards used, allocations, imported, streams
   uint64_t used = 0;
-  std::unordered_map<void*, uint64_t> allocations;     // pointer -> charged size
+  struct Allocation {
+    uint64_t charged;                // against the capacity
+    std::unique_ptr<Region> region;
+  };
+  std::unordered_map<void*, Allocation> allocations;
+  std::map<void*, std::unique_ptr<Region>> imported;   // other processes' memory (ipc_open): not charged
   std::set<hal_stream_impl*> streams;                  // created streams, for device_synchronize
   hal_stream_impl default_stream;
 };
@@ -75,7 +82,8 @@ struct AdapterState {
     }
     for (auto& d : devices) {
       d->default_stream.queue->synchronize();
-      for (auto& [ptr, size] : d->allocations) std::free(ptr);
+      d->allocations.clear();
+      d->imported.clear();
     }
   }
 };
@@ -313,16 +321,17 @@ hal_status_t malloc_device(int32_t device, uint64_t size, void** ptr) {
                     std::to_string(d.used) + " of its capacity of " + std::to_string(d.capacity) +
                     " bytes are in use (the capacity is set by TORCH_HAL_HOST_MEMORY, e.g. TORCH_HAL_HOST_MEMORY=8G)");
   }
-  void* p = std::aligned_alloc(kAlignment, charged);
-  if (!p) {
+  // Page-aligned, so beyond the ABI's alignment; shareable with other processes (shared_memory.h).
+  std::unique_ptr<Region> region = Region::allocate(charged);
+  if (!region) {
     // The simulated device memory is the machine's RAM, so RAM running out is this device's OOM.
     return fail(HAL_STATUS_OUT_OF_DEVICE_MEMORY, "host device " + std::to_string(device) + ": the system has no " +
                                                      std::to_string(size) + " bytes of RAM left for device memory");
   }
+  void* p = region->data();
   try {
-    d.allocations.emplace(p, charged);
+    d.allocations.emplace(p, HostDevice::Allocation{charged, std::move(region)});
   } catch (...) {
-    std::free(p);
     return fail(HAL_STATUS_OUT_OF_HOST_MEMORY, "malloc_device: no host memory left for the allocation table");
   }
   d.used += charged;
@@ -338,9 +347,8 @@ hal_status_t free_device(int32_t device, void* ptr) {
     return fail(HAL_STATUS_INVALID_ARGUMENT, "host device " + std::to_string(device) +
                                                  ": free_device of a pointer this device did not allocate");
   }
-  d.used -= it->second;
-  d.allocations.erase(it);
-  std::free(ptr);
+  d.used -= it->second.charged;
+  d.allocations.erase(it);  // unmaps; a process that opened it keeps its own mapping of the memory
   return HAL_STATUS_SUCCESS;
 }
 
@@ -355,6 +363,56 @@ hal_status_t malloc_host(uint64_t size, void** ptr) {
 
 hal_status_t free_host(void* ptr) {
   std::free(ptr);
+  return HAL_STATUS_SUCCESS;
+}
+
+// ---- sharing memory with other processes (ABI 1.4) ------------------------------------------------
+
+hal_status_t ipc_export(int32_t device, void* base, hal_ipc_handle_t* handle) {
+  HostDevice& d = dev(device);
+  std::lock_guard<std::mutex> lock(d.mutex);
+  auto it = d.allocations.find(base);
+  if (it == d.allocations.end()) {
+    return fail(HAL_STATUS_INVALID_ARGUMENT, "ipc_export: host device " + std::to_string(device) +
+                                                 " did not allocate this pointer");
+  }
+  const Region& region = *it->second.region;
+  if (!region.identity(handle->bytes)) {
+    return fail(HAL_STATUS_NOT_SUPPORTED,
+                "this block of host device memory was allocated when the process had no file descriptor to spare "
+                "(raise the open-files limit, ulimit -n), so it cannot be shared");
+  }
+  handle->num_bytes = 16;
+  handle->fd = region.fd();
+  return HAL_STATUS_SUCCESS;
+}
+
+hal_status_t ipc_open(int32_t device, const hal_ipc_handle_t* handle, void** base) {
+  if (handle->fd < 0) {
+    return fail(HAL_STATUS_INVALID_ARGUMENT, "ipc_open: host device memory is shared through a file descriptor, "
+                                             "and the handle carries none");
+  }
+  return guarded("ipc_open", [&]() -> hal_status_t {
+    std::unique_ptr<Region> region = Region::map_exported(handle->fd, handle->allocation_size);
+    if (!region) {
+      return fail(HAL_STATUS_DEVICE_ERROR,
+                  std::string("ipc_open: cannot map the shared host device memory: ") + std::strerror(errno));
+    }
+    HostDevice& d = dev(device);
+    std::lock_guard<std::mutex> lock(d.mutex);
+    *base = region->data();
+    d.imported.emplace(*base, std::move(region));
+    return HAL_STATUS_SUCCESS;
+  });
+}
+
+hal_status_t ipc_close(int32_t device, void* base) {
+  HostDevice& d = dev(device);
+  std::lock_guard<std::mutex> lock(d.mutex);
+  if (d.imported.erase(base) == 0) {
+    return fail(HAL_STATUS_INVALID_ARGUMENT, "ipc_close: not a pointer that ipc_open returned on host device " +
+                                                 std::to_string(device));
+  }
   return HAL_STATUS_SUCCESS;
 }
 
@@ -529,6 +587,9 @@ const hal_adapter_t* table() {
     a.event_synchronize = event_synchronize;
     a.event_elapsed_ms = event_elapsed_ms;
     a.device_synchronize = device_synchronize;
+    a.ipc_export = ipc_export;
+    a.ipc_open = ipc_open;
+    a.ipc_close = ipc_close;
     // op_supported / launch_op stay NULL: the glue runs ATen's CPU kernels in place on this memory.
     return a;
   }();

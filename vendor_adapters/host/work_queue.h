@@ -23,7 +23,8 @@ class WorkQueue {
   // nobody uses cost no thread.
   void enqueue(std::function<void()> task);
   // A short, non-blocking task (an event's completion stamp) that runs under the queue's lock: when it
-  // is the last task, whoever sees it done also sees the queue idle (event sync, then stream query).
+  // is the last task, whoever sees it done also sees the queue idle (event sync, then stream query). On an
+  // idle queue it runs at once, on the caller's thread.
   void enqueue_marker(std::function<void()> marker);
   void synchronize();  // returns when the queue is empty and nothing is running
   bool idle();

@@ -1,12 +1,14 @@
 // The NVIDIA adapter: hal devices for NVIDIA GPUs over the CUDA runtime (linked statically, so the library
 // loads on machines without a driver and says "unavailable" there), with native kernels (kernels/) and
 // GEMMs through cuBLAS (loaded at first use). This file is the function table; each part lives in its own
-// file: adapter_state (lifecycle, default streams), device_properties, memory, streams_events,
+// file: adapter_state (lifecycle, default streams), device_properties, memory, ipc, streams_events,
 // op_dispatch, gemm.
 #include "adapter_state.h"
 #include "cuda_status.h"
 #include "device_properties.h"
+#include "ipc.h"
 #include "memory.h"
+#include "nccl_collectives.h"
 #include "op_dispatch.h"
 #include "streams_events.h"
 #include "torch_hal/adapter.h"
@@ -69,6 +71,11 @@ const hal_adapter_t* table() {
     a.device_synchronize = Guarded<device_synchronize>::call;
     a.op_supported = Guarded<op_supported>::call;
     a.launch_op = Guarded<launch_op>::call;
+    a.stream_native_handle = Guarded<stream_native_handle>::call;
+    a.collectives = nccl_collectives();  // ABI 1.3: NCCL, loaded at first use
+    a.ipc_export = Guarded<ipc_export>::call;
+    a.ipc_open = Guarded<ipc_open>::call;
+    a.ipc_close = Guarded<ipc_close>::call;
     return a;
   }();
   return &t;

@@ -51,6 +51,13 @@ hal_status_t stream_create(int32_t device, int32_t priority, hal_stream_t* strea
   return HAL_STATUS_SUCCESS;
 }
 
+hal_status_t stream_native_handle(int32_t device, hal_stream_t stream, void** handle) {
+  cudaStream_t s = nullptr;
+  if (hal_status_t st = resolve_stream(device, stream, &s); st != HAL_STATUS_SUCCESS) return st;
+  *handle = s;
+  return HAL_STATUS_SUCCESS;
+}
+
 hal_status_t stream_destroy(int32_t device, hal_stream_t stream) {
   if (!stream) return fail(HAL_STATUS_INVALID_ARGUMENT, "stream_destroy: the default stream cannot be destroyed");
   if (hal_status_t s = use_device(device); s != HAL_STATUS_SUCCESS) return s;

@@ -9,6 +9,7 @@ namespace hal_nvidia {
 
 hal_status_t stream_create(int32_t device, int32_t priority, hal_stream_t* stream);
 hal_status_t stream_destroy(int32_t device, hal_stream_t stream);
+hal_status_t stream_native_handle(int32_t device, hal_stream_t stream, void** handle);
 hal_status_t stream_synchronize(int32_t device, hal_stream_t stream);
 hal_status_t stream_query(int32_t device, hal_stream_t stream);
 hal_status_t stream_wait_event(int32_t device, hal_stream_t stream, hal_event_t event);

@@ -67,6 +67,13 @@ bool writes_disjoint(const ForeachCall& call) {
     if (written[i].begin < written[i - 1].end) return false;
   }
   for (const ForeachOperand& operand : call.operands) {
+    // A broadcast element must not be written by any group (the slow path would change it midway).
+    if (operand.element != nullptr && operand.element->numel() > 0) {
+      const Span in = span_of(*operand.element, 0);
+      for (const Span& w : written) {
+        if (w.begin < in.end && in.begin < w.end) return false;
+      }
+    }
     for (size_t g = 0; g < operand.tensors.size(); ++g) {
       const at::Tensor& t = operand.tensors[g];
       if (t.numel() == 0) continue;
@@ -95,15 +102,23 @@ std::optional<c10::DeviceIndex> fast_route(const ForeachCall& call, bool in_plac
   if (!floating_in_abi(dtype)) return std::nullopt;
   if (call.own.has_value() && !real_scalars(*call.own, groups)) return std::nullopt;
   for (const ForeachOperand& operand : call.operands) {
-    const bool usable = operand.scalar.has_value() ? real_scalars(*operand.scalar, groups)
-                                                   : operand.tensors.size() == groups;
+    bool usable;
+    if (operand.element != nullptr) {
+      // A 0-dim floating tensor on the device: it does not change the result's dtype (as ATen's promotion of
+      // a 0-dim operand of the same category), and the kernel reads it in its own dtype.
+      const at::Tensor& e = *operand.element;
+      usable = e.defined() && e.dim() == 0 && e.device() == device && floating_in_abi(e.scalar_type()) &&
+               e.layout() == at::kStrided && !e.is_neg();
+    } else {
+      usable = operand.scalar.has_value() ? real_scalars(*operand.scalar, groups) : operand.tensors.size() == groups;
+    }
     if (!usable) return std::nullopt;
   }
   for (size_t g = 0; g < groups; ++g) {
     const at::Tensor& ref = call.self[g];
     if (!plain(ref, device, dtype) || !ref.is_non_overlapping_and_dense()) return std::nullopt;
     for (const ForeachOperand& operand : call.operands) {
-      if (operand.scalar.has_value()) continue;
+      if (operand.scalar.has_value() || operand.element != nullptr) continue;
       const at::Tensor& t = operand.tensors[g];
       if (!plain(t, device, dtype) || !same_layout(t, ref)) return std::nullopt;
     }
@@ -135,10 +150,16 @@ bool launch_foreach(c10::DeviceIndex device, const ForeachCall& call, at::Tensor
   for (size_t g = 0; g < call.self.size(); ++g) {
     const at::Tensor& ref = call.self[g];
     const bool flat = ref.dim() > HAL_MAX_DIMS || !ref.is_contiguous();
+    const int64_t flat_numel = ref.numel();
     for (const ForeachOperand& operand : call.operands) {
       if (operand.scalar.has_value()) {
         args.scalar_input_slot(dtype);
         args.scalar((*operand.scalar)[g]);
+      } else if (operand.element != nullptr) {
+        // The element broadcast over the group's geometry: every stride 0 (adapter.h).
+        const at::IntArrayRef sizes = flat ? at::IntArrayRef(flat_numel) : ref.sizes();
+        const std::vector<int64_t> zeros(sizes.size(), 0);
+        args.input_as(*operand.element, sizes, zeros);
       } else {
         describe(args, operand.tensors[g], flat, false);
       }

@@ -34,14 +34,22 @@ class GroupScalar {
   at::ArrayRef<c10::Scalar> each_;
 };
 
-// One input of the inner op, for every group: a tensor list, or a scalar operand.
+// One input of the inner op, for every group: a tensor list, a scalar operand, or one 0-dim tensor whose
+// value the device reads (the .Tensor overloads: clip_grad_norm_'s coefficient), with no host round trip.
 struct ForeachOperand {
   // Implicit, so that a call lists its operands as the op takes them: {self, other}, {self, scalar}.
   ForeachOperand(at::TensorList list) : tensors(list) {}
   ForeachOperand(const c10::Scalar& every) : scalar(GroupScalar(every)) {}
   ForeachOperand(at::ArrayRef<c10::Scalar> each) : scalar(GroupScalar(each)) {}
-  at::TensorList tensors;            // when scalar is empty
+  // Explicit: a Tensor also converts to a one-element TensorList.
+  static ForeachOperand every_group(const at::Tensor& t) {
+    ForeachOperand o{at::TensorList()};
+    o.element = &t;
+    return o;
+  }
+  at::TensorList tensors;              // when scalar and element are empty
   std::optional<GroupScalar> scalar;
+  const at::Tensor* element = nullptr;  // a 0-dim tensor, the same operand for every group
 };
 
 // A foreach op as its inner elementwise op sees it: group g computes op(operands[0][g], ...) into self[g]

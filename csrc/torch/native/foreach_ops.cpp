@@ -82,6 +82,35 @@ void with_list_alpha_(at::TensorList self, at::TensorList other, const c10::Scal
   if (!foreach_in_place({OP, self, {self, other}, GroupScalar(alpha)})) Slow(self, other, alpha);
 }
 
+// self op other, where other is one 0-dim tensor for every tensor of the list (.Tensor): mul, div; add with
+// alpha. The device reads other's value (clip_grad_norm_ multiplies every gradient by a device tensor).
+template <hal_op_t OP, auto Slow>
+std::vector<at::Tensor> with_tensor(at::TensorList self, const at::Tensor& other) {
+  check_foreach_api_restrictions(self);
+  if (auto out = foreach_functional({OP, self, {self, ForeachOperand::every_group(other)}, implied_own(OP)})) {
+    return std::move(*out);
+  }
+  return Slow(self, other);
+}
+template <hal_op_t OP, auto Slow>
+void with_tensor_(at::TensorList self, const at::Tensor& other) {
+  check_foreach_api_restrictions(self);
+  if (!foreach_in_place({OP, self, {self, ForeachOperand::every_group(other)}, implied_own(OP)})) Slow(self, other);
+}
+std::vector<at::Tensor> add_tensor(at::TensorList self, const at::Tensor& other, const c10::Scalar& alpha) {
+  check_foreach_api_restrictions(self);
+  if (auto out = foreach_functional({HAL_OP_ADD, self, {self, ForeachOperand::every_group(other)}, GroupScalar(alpha)})) {
+    return std::move(*out);
+  }
+  return at::native::foreach_tensor_add_tensor_kernel_slow(self, other, alpha);
+}
+void add_tensor_(at::TensorList self, const at::Tensor& other, const c10::Scalar& alpha) {
+  check_foreach_api_restrictions(self);
+  if (!foreach_in_place({HAL_OP_ADD, self, {self, ForeachOperand::every_group(other)}, GroupScalar(alpha)})) {
+    at::native::foreach_tensor_add_tensor_kernel_slow_(self, other, alpha);
+  }
+}
+
 // self + value * (t1 op t2) (.Scalar, .ScalarList): addcmul, addcdiv.
 template <hal_op_t OP, auto Slow, class S>
 std::vector<at::Tensor> pointwise(at::TensorList self, at::TensorList t1, at::TensorList t2, S value) {
@@ -183,6 +212,16 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
               with_list<HAL_OP_DIV, &at::native::foreach_tensor_div_list_kernel_slow>);
   HAL_FOREACH(m, "_foreach_div_.List", HAL_OP_DIV,
               with_list_<HAL_OP_DIV, &at::native::foreach_tensor_div_list_kernel_slow_>);
+  HAL_FOREACH(m, "_foreach_mul.Tensor", HAL_OP_MUL,
+              with_tensor<HAL_OP_MUL, &at::native::foreach_tensor_mul_tensor_kernel_slow>);
+  HAL_FOREACH(m, "_foreach_mul_.Tensor", HAL_OP_MUL,
+              with_tensor_<HAL_OP_MUL, &at::native::foreach_tensor_mul_tensor_kernel_slow_>);
+  HAL_FOREACH(m, "_foreach_div.Tensor", HAL_OP_DIV,
+              with_tensor<HAL_OP_DIV, &at::native::foreach_tensor_div_tensor_kernel_slow>);
+  HAL_FOREACH(m, "_foreach_div_.Tensor", HAL_OP_DIV,
+              with_tensor_<HAL_OP_DIV, &at::native::foreach_tensor_div_tensor_kernel_slow_>);
+  HAL_FOREACH(m, "_foreach_add.Tensor", HAL_OP_ADD, add_tensor);
+  HAL_FOREACH(m, "_foreach_add_.Tensor", HAL_OP_ADD, add_tensor_);
   HAL_FOREACH_POINTWISE(m, addcmul, HAL_OP_ADDCMUL);
   HAL_FOREACH_POINTWISE(m, addcdiv, HAL_OP_ADDCDIV);
   HAL_FOREACH(m, "_foreach_lerp.Scalar", HAL_OP_LERP, lerp_scalar);

@@ -9,7 +9,7 @@
 // `fn` has the op's own parameters and returns
 //   - std::optional<R> for ops returning R by value (nullopt: not handled);
 //   - bool for ops returning Tensor& (in-place and out= ops; the kernel returns the first Tensor&
-//     argument, which is `self` or `out`).
+//     argument, which is `self` or `out`), and for ops returning nothing (true: done).
 //
 //   HAL_NATIVE(m, add_Tensor, "add.Tensor", launches(HAL_OP_ADD), add_tensor);
 //
@@ -83,6 +83,8 @@ struct NativeFirst<Op, Native, Ret(Args...)> {
           constexpr size_t self = host_path::first_true<std::is_same<Args, at::Tensor&>...>();
           return std::get<self>(std::forward_as_tuple(args...));
         }
+      } else if constexpr (std::is_void_v<Ret>) {
+        if (Native(args...)) return;
       } else {
         if (auto result = Native(args...)) return std::move(*result);
       }

@@ -4,8 +4,10 @@
 #include <atomic>
 #include <string>
 
+#include "hal/op_names.h"
 #include "hal/streams.h"
 #include "hal_context.h"
+#include "profiler/device_spans.h"
 
 namespace torch_hal::native {
 namespace {
@@ -188,14 +190,16 @@ bool launch(c10::DeviceIndex device, hal_op_t op, KernelArgs& args) {
   c10::SmallVector<hal_scalar_t, 8> scalars(args.operand_scalars_.begin(), args.operand_scalars_.end());
   scalars.append(args.op_scalars_.begin(), args.op_scalars_.end());
   const hal_stream_t stream = call_core([&] { return hal::native_stream(device, hal::current_stream(device)); });
+  hal::DeviceSpan span = profiler::kernel_span(device, [op] { return hal::op_name(op); });
   const hal_status_t status = table.launch_op(dev.local_index, op, stream, args.inputs_.data(),
                                               static_cast<int32_t>(args.inputs_.size()), args.outputs_.data(),
                                               static_cast<int32_t>(args.outputs_.size()), scalars.data(),
                                               static_cast<int32_t>(scalars.size()));
-  if (status == HAL_STATUS_NOT_SUPPORTED) return false;
+  if (status == HAL_STATUS_NOT_SUPPORTED) return false;  // nothing ran: the span is dropped
   if (status != HAL_STATUS_SUCCESS) {
-    call_core([&] { hal::throw_on_failure(table, status, ("native op " + std::to_string(op)).c_str()); });
+    call_core([&] { hal::throw_on_failure(table, status, ("native op " + hal::op_name(op)).c_str()); });
   }
+  span.end();
   return true;
 }
 

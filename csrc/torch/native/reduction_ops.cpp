@@ -1,11 +1,13 @@
 // Reductions: sum, mean, prod, amax/amin, max/min (full and with indices), argmax/argmin, var/std (and
-// var_mean/std_mean). The output's shape and dtype are ATen's; the kernel sees the output with the
+// var_mean/std_mean), all/any, linalg.vector_norm. The output's shape and dtype are ATen's; the kernel sees the output with the
 // input's rank (reduced dimensions of size 1, adapter.h's convention), however keepdim was given.
 #include <ATen/native/Resize.h>
 #include <c10/core/WrapDimMinimal.h>
 #include <torch/library.h>
 
 #include <bitset>
+#include <cmath>
+#include <limits>
 #include <tuple>
 #include <vector>
 
@@ -265,6 +267,110 @@ std::optional<std::tuple<at::Tensor, at::Tensor>> moments_mean(const at::Tensor&
   return std::make_tuple(std::move(*spread), std::move(*mean));
 }
 
+// ---- all / any ---------------------------------------------------------------------------------------
+
+// The result's dtype: the out= tensor's (bool or uint8), else uint8 for uint8 input and bool for the rest.
+at::ScalarType logical_dtype(const at::Tensor& self, const at::Tensor* out, const char* name) {
+  if (out != nullptr) {
+    TORCH_CHECK(out->scalar_type() == at::kBool || out->scalar_type() == at::kByte, name,
+                " only supports bool tensor for result, got: ", out->scalar_type());
+    return out->scalar_type();
+  }
+  return self.scalar_type() == at::kByte ? at::kByte : at::kBool;
+}
+// all.dims / any.dims: dim=None reduces every dimension, an empty list none (each element tested alone).
+Plan plan_logical(const at::Tensor& self, at::OptionalIntArrayRef dims, bool keepdim) {
+  if (dims.has_value() && dims->empty()) {
+    Plan p;
+    p.keep_sizes.assign(self.sizes().begin(), self.sizes().end());
+    p.out_sizes = p.keep_sizes;
+    return p;
+  }
+  return plan_reduction(self, dims, keepdim);
+}
+template <bool All>
+std::optional<at::Tensor> logical(const at::Tensor& self, const Plan& p) {
+  return reduce_new(All ? HAL_OP_ALL : HAL_OP_ANY, self, p, logical_dtype(self, nullptr, All ? "all" : "any"));
+}
+template <bool All>
+bool logical_out(const at::Tensor& self, const Plan& p, at::Tensor& out) {
+  logical_dtype(self, &out, All ? "all" : "any");
+  at::native::resize_output(out, p.out_sizes);
+  return reduce_into(All ? HAL_OP_ALL : HAL_OP_ANY, self, out, p);
+}
+template <bool All>
+std::optional<at::Tensor> logical_all(const at::Tensor& self) {
+  return logical<All>(self, plan_reduction(self, std::nullopt, false));
+}
+template <bool All>
+bool logical_all_out(const at::Tensor& self, at::Tensor& out) {
+  return logical_out<All>(self, plan_reduction(self, std::nullopt, false), out);
+}
+template <bool All>
+std::optional<at::Tensor> logical_dim(const at::Tensor& self, int64_t dim, bool keepdim) {
+  return logical<All>(self, plan_reduction(self, at::IntArrayRef(dim), keepdim));
+}
+template <bool All>
+bool logical_dim_out(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& out) {
+  return logical_out<All>(self, plan_reduction(self, at::IntArrayRef(dim), keepdim), out);
+}
+template <bool All>
+std::optional<at::Tensor> logical_dims(const at::Tensor& self, at::OptionalIntArrayRef dims, bool keepdim) {
+  return logical<All>(self, plan_logical(self, dims, keepdim));
+}
+template <bool All>
+bool logical_dims_out(const at::Tensor& self, at::OptionalIntArrayRef dims, bool keepdim, at::Tensor& out) {
+  return logical_out<All>(self, plan_logical(self, dims, keepdim), out);
+}
+
+// ---- linalg.vector_norm ----------------------------------------------------------------------------------
+
+// ATen's checks and result dtype (real inputs: complex ones take the usual route, where `nullopt`).
+std::optional<at::ScalarType> vector_norm_dtype(const at::Tensor& self, const c10::Scalar& ord, const Plan& p,
+                                                std::optional<at::ScalarType> dtype) {
+  const at::ScalarType in = self.scalar_type();
+  TORCH_CHECK(at::isFloatingType(in) || at::isComplexType(in),
+              "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ", in);
+  if (dtype.has_value()) {
+    TORCH_CHECK(at::isFloatingType(*dtype) || at::isComplexType(*dtype),
+                "linalg.vector_norm: dtype should be floating point or complex, but got ", *dtype);
+    TORCH_CHECK(at::promoteTypes(in, *dtype) == *dtype, "linalg.vector_norm: the dtype of the input (", in,
+                ") should be convertible without narrowing to the specified dtype (", *dtype, ")");
+  }
+  const double p_ord = ord.toDouble();
+  if (self.numel() == 0 && (p_ord < 0 || p_ord == std::numeric_limits<double>::infinity())) {
+    bool every = true;  // every dimension reduced: the message of dim=None
+    for (int64_t d = 0; d < self.dim(); ++d) every = every && p.reduced.test(d);
+    TORCH_CHECK(!every, "linalg.vector_norm cannot compute the ", ord, " norm on an empty tensor because the ",
+                "operation does not have an identity");
+    for (int64_t d = 0; d < self.dim(); ++d) {
+      TORCH_CHECK(!p.reduced.test(d) || self.size(d) != 0, "linalg.vector_norm cannot compute the ", ord,
+                  " norm on the dimension ", d, "because this dimension is empty and the operation does not have ",
+                  "an identity");
+    }
+  }
+  const at::ScalarType type = dtype.value_or(in);
+  if (!at::isFloatingType(type) || !at::isFloatingType(in) || ord.isComplex()) return std::nullopt;
+  return type;
+}
+std::optional<at::Tensor> vector_norm(const at::Tensor& self, const c10::Scalar& ord, at::OptionalIntArrayRef dim,
+                                      bool keepdim, std::optional<at::ScalarType> dtype) {
+  const Plan p = plan_reduction(self, dim, keepdim);
+  const auto type = vector_norm_dtype(self, ord, p, dtype);
+  if (!type.has_value()) return std::nullopt;
+  return reduce_new(HAL_OP_VECTOR_NORM, self, p, *type, {ord.toDouble()});
+}
+bool vector_norm_out(const at::Tensor& self, const c10::Scalar& ord, at::OptionalIntArrayRef dim, bool keepdim,
+                     std::optional<at::ScalarType> dtype, at::Tensor& out) {
+  const Plan p = plan_reduction(self, dim, keepdim);
+  const auto type = vector_norm_dtype(self, ord, p, dtype);
+  if (!type.has_value()) return false;
+  TORCH_CHECK(out.scalar_type() == *type, "Expected out tensor to have dtype ", *type, ", but got ",
+              out.scalar_type(), " instead");
+  at::native::resize_output(out, p.out_sizes);
+  return reduce_into(HAL_OP_VECTOR_NORM, self, out, p, {ord.toDouble()});
+}
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   impl_recorded(m, Route::AdapterFirst, "sum", TORCH_FN(sum_all_entry), launches(HAL_OP_SUM));
   impl_recorded(m, Route::AdapterFirst, "sum.dim_IntList", TORCH_FN(sum_dims_entry), launches(HAL_OP_SUM));
@@ -292,6 +398,20 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_NATIVE(m, std_correction_out, "std.correction_out", launches(HAL_OP_STD), moments_out<true>);
   HAL_NATIVE(m, var_mean_correction, "var_mean.correction", launches(HAL_OP_VAR, HAL_OP_MEAN), moments_mean<false>);
   HAL_NATIVE(m, std_mean_correction, "std_mean.correction", launches(HAL_OP_STD, HAL_OP_MEAN), moments_mean<true>);
+  HAL_NATIVE(m, all, "all", launches(HAL_OP_ALL), logical_all<true>);
+  HAL_NATIVE(m, all_all_out, "all.all_out", launches(HAL_OP_ALL), logical_all_out<true>);
+  HAL_NATIVE(m, all_dim, "all.dim", launches(HAL_OP_ALL), logical_dim<true>);
+  HAL_NATIVE(m, all_out, "all.out", launches(HAL_OP_ALL), logical_dim_out<true>);
+  HAL_NATIVE(m, all_dims, "all.dims", launches(HAL_OP_ALL), logical_dims<true>);
+  HAL_NATIVE(m, all_dims_out, "all.dims_out", launches(HAL_OP_ALL), logical_dims_out<true>);
+  HAL_NATIVE(m, any, "any", launches(HAL_OP_ANY), logical_all<false>);
+  HAL_NATIVE(m, any_all_out, "any.all_out", launches(HAL_OP_ANY), logical_all_out<false>);
+  HAL_NATIVE(m, any_dim, "any.dim", launches(HAL_OP_ANY), logical_dim<false>);
+  HAL_NATIVE(m, any_out, "any.out", launches(HAL_OP_ANY), logical_dim_out<false>);
+  HAL_NATIVE(m, any_dims, "any.dims", launches(HAL_OP_ANY), logical_dims<false>);
+  HAL_NATIVE(m, any_dims_out, "any.dims_out", launches(HAL_OP_ANY), logical_dims_out<false>);
+  HAL_NATIVE(m, linalg_vector_norm, "linalg_vector_norm", launches(HAL_OP_VECTOR_NORM), vector_norm);
+  HAL_NATIVE(m, linalg_vector_norm_out, "linalg_vector_norm.out", launches(HAL_OP_VECTOR_NORM), vector_norm_out);
 }
 
 }  // namespace

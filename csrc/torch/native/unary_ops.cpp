@@ -1,4 +1,8 @@
 // Unary elementwise ops: functional, in-place and out= forms over ATen's unary iterators (elementwise_forms.h).
+#include <ATen/native/Resize.h>
+
+#include <limits>
+
 #include "native/elementwise_forms.h"
 
 namespace torch_hal::native {
@@ -19,6 +23,40 @@ std::optional<at::Tensor> isnan(const at::Tensor& self) {
   const at::Tensor out = at::empty_like(self, self.options().dtype(at::kBool));
   if (!run_into(HAL_OP_ISNAN, Form::UnaryAnyOut, out, {&self})) return std::nullopt;
   return out;
+}
+
+// isposinf / isneginf: x == +inf (-inf), the comparison kernel against an infinite scalar operand; integers and
+// bool hold no infinity, so their result is all false (a fill).
+template <bool Positive>
+void check_infinity_test(const at::Tensor& self, const at::Tensor* out) {
+  const char* name = Positive ? "isposinf" : "isneginf";
+  TORCH_CHECK(!self.is_complex(), name, " does not support complex inputs.");
+  if (out != nullptr) {
+    TORCH_CHECK(out->scalar_type() == at::kBool, name, " does not support non-boolean outputs.");
+  }
+}
+template <bool Positive>
+bool infinity_test_into(const at::Tensor& self, const at::Tensor& out) {
+  if (!at::isFloatingType(self.scalar_type())) {
+    at::native::resize_output(const_cast<at::Tensor&>(out), self.sizes());
+    out.zero_();
+    return true;
+  }
+  const at::Tensor infinity = wrapped(Positive ? std::numeric_limits<double>::infinity()
+                                               : -std::numeric_limits<double>::infinity());
+  return run_into(HAL_OP_EQ, Form::Comparison, out, {&self, &infinity});
+}
+template <bool Positive>
+std::optional<at::Tensor> infinity_test(const at::Tensor& self) {
+  check_infinity_test<Positive>(self, nullptr);
+  const at::Tensor out = at::empty(self.sizes(), self.options().dtype(at::kBool));
+  if (!infinity_test_into<Positive>(self, out)) return std::nullopt;
+  return out;
+}
+template <bool Positive>
+bool infinity_test_out(const at::Tensor& self, at::Tensor& out) {
+  check_infinity_test<Positive>(self, &out);
+  return infinity_test_into<Positive>(self, out);
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -60,6 +98,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_NATIVE(m, logical_not_out, "logical_not.out", launches(HAL_OP_LOGICAL_NOT),
              unary_out<HAL_OP_LOGICAL_NOT, UnaryAnyOut>);
   HAL_NATIVE(m, isnan, "isnan", launches(HAL_OP_ISNAN), isnan);
+  HAL_NATIVE(m, isposinf, "isposinf", launches(HAL_OP_EQ), infinity_test<true>);
+  HAL_NATIVE(m, isposinf_out, "isposinf.out", launches(HAL_OP_EQ), infinity_test_out<true>);
+  HAL_NATIVE(m, isneginf, "isneginf", launches(HAL_OP_EQ), infinity_test<false>);
+  HAL_NATIVE(m, isneginf_out, "isneginf.out", launches(HAL_OP_EQ), infinity_test_out<false>);
 }
 
 }  // namespace

@@ -76,8 +76,8 @@ def test_damaged_file_loaded_at_run_time(forked, tmp_path, kind):
 
 FIXTURES = {
     "not_an_adapter": "is not a torch_hal adapter: it does not export hal_adapter_query",
-    "wrong_abi": "adapter ABI version 2.0, but this torch_hal speaks 1.1: rebuild the adapter against",
-    "returns_null": "hal_adapter_query(1.1) returned no table: the adapter cannot serve this torch_hal's ABI; "
+    "wrong_abi": "adapter ABI version 2.0, but this torch_hal speaks 1.4: rebuild the adapter against",
+    "returns_null": "hal_adapter_query(1.4) returned no table: the adapter cannot serve this torch_hal's ABI; "
                     "rebuild it against",
     "incomplete_table": "adapter 'fixture_incomplete' leaves the required function initialize NULL",
 }

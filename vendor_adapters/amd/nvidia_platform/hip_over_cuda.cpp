@@ -134,6 +134,16 @@ HAL_HIP_EXPORT hipError_t hipMemcpyPeerAsync(void* dst, int dst_device, const vo
                                              cudaStream_t stream) {
   return status(cudaMemcpyPeerAsync(dst, dst_device, src, src_device, bytes, stream));
 }
+// hipIpcMemHandle_t and cudaIpcMemHandle_t are both 64 opaque bytes passed by value; the lazy-peer-access
+// flag is 1 in both.
+static_assert(sizeof(cudaIpcMemHandle_t) == 64, "HIP's IPC handle is 64 bytes");
+HAL_HIP_EXPORT hipError_t hipIpcGetMemHandle(cudaIpcMemHandle_t* handle, void* ptr) {
+  return status(cudaIpcGetMemHandle(handle, ptr));
+}
+HAL_HIP_EXPORT hipError_t hipIpcOpenMemHandle(void** ptr, cudaIpcMemHandle_t handle, unsigned flags) {
+  return status(cudaIpcOpenMemHandle(ptr, handle, flags));
+}
+HAL_HIP_EXPORT hipError_t hipIpcCloseMemHandle(void* ptr) { return status(cudaIpcCloseMemHandle(ptr)); }
 HAL_HIP_EXPORT hipError_t hipStreamCreateWithFlags(cudaStream_t* stream, unsigned flags) {
   return status(cudaStreamCreateWithFlags(stream, flags));
 }

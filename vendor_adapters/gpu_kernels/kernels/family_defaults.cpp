@@ -31,6 +31,7 @@ HAL_GPU_WEAK_FAMILY(launch_random, "random")
 HAL_GPU_WEAK_FAMILY(launch_gemm, "GEMM")
 HAL_GPU_WEAK_FAMILY(launch_multi_tensor, "multi-tensor")
 HAL_GPU_WEAK_FAMILY(launch_norm_pool, "normalization/pooling/upsampling")
+HAL_GPU_WEAK_FAMILY(launch_training_ops, "training-step (tril/triu, cumsum, norms, AMP)")
 
 #undef HAL_GPU_WEAK_FAMILY
 

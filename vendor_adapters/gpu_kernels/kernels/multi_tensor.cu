@@ -4,6 +4,9 @@
 // for f64) with the elementwise family's math (elementwise_ops.cuh) and scalar handling
 // (elementwise_scalars.cuh).
 //
+// A tensor operand may also be ONE element broadcast over its group (every stride 0, adapter.h), such as the
+// 0-dim coefficient by which clip_grad_norm_ multiplies every gradient: each block reads it once, as a value.
+//
 // Each group of n elements takes ceil(n / kChunk) blocks; a kernel argument holds up to kMaxGroups
 // groups and the index of each group's first block, and a block finds its group by a binary search over
 // those. More groups take several launches on the same stream. The ops of a training step (add, sub, mul,
@@ -39,6 +42,7 @@ struct Group {
   int64_t numel;
   T value[3];
   ew::Params<T> params;
+  DType device_value[3];  // not Unsupported: in[k] is one element of this dtype, broadcast over the group
   bool aligned;  // every tensor pointer of the group is 16-byte aligned: vector accesses
 };
 
@@ -144,7 +148,15 @@ __global__ void __launch_bounds__(kThreads) multi_tensor_kernel(const __grid_con
     if (a.first_block[mid] <= block) lo = mid;
     else hi = mid - 1;
   }
-  const Group<T>& g = a.groups[lo];
+  // The group, with its broadcast elements read into values (then they are scalar operands to the loops).
+  Group<T> g = a.groups[lo];
+#pragma unroll
+  for (int k = 0; k < ARITY; ++k) {
+    if (g.device_value[k] != DType::Unsupported) {
+      g.value[k] = load_as<T>(g.in[k], g.device_value[k]);
+      g.in[k] = nullptr;
+    }
+  }
   const int64_t begin = static_cast<int64_t>(block - a.first_block[lo]) * kChunk;
   const int64_t end = begin + kChunk < g.numel ? begin + kChunk : g.numel;
 #define HAL_MULTI_TENSOR_CASE(id)                                                                  \
@@ -172,6 +184,15 @@ bool flat_operand(const hal_tensor_t& t, const hal_tensor_t& out, DType dtype) {
 
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
+// A tensor operand that is one floating element broadcast over the output's shape (every stride 0).
+bool broadcast_element(const hal_tensor_t& t, const hal_tensor_t& out) {
+  if (t.data == nullptr || t.ndim != out.ndim || !is_floating(dtype_of(t.dtype))) return false;
+  for (int d = 0; d < t.ndim; ++d) {
+    if (t.shape[d] != out.shape[d] || t.strides[d] != 0) return false;
+  }
+  return true;
+}
+
 template <class S, class T, int ARITY>
 hal_status_t launch_groups(const OpCall& call, LaunchArgs<T>& a, int64_t blocks) {
   return launch_kernel<multi_tensor_kernel<S, T, ARITY>>("foreach", call.device, static_cast<unsigned>(blocks),
@@ -189,6 +210,7 @@ hal_status_t run_typed(const OpCall& call, int32_t op, DType dtype) {
     const hal_tensor_t& out = call.outputs[gi];
     if (!flat_operand(out, out, dtype)) return HAL_STATUS_NOT_SUPPORTED;
     Group<T> g{};
+    for (int k = 0; k < 3; ++k) g.device_value[k] = DType::Unsupported;
     g.numel = numel(out);
     g.out = element0(out);
     g.aligned = aligned16(g.out);
@@ -199,6 +221,9 @@ hal_status_t run_typed(const OpCall& call, int32_t op, DType dtype) {
         if (next >= call.num_scalars) return fail(HAL_STATUS_INVALID_ARGUMENT, "FOREACH: fewer scalars than its groups need");
         g.value[k] = scalar_operand_as<T>(call.scalars[next++], dtype_of(t.dtype));
         g.in[k] = nullptr;
+      } else if (broadcast_element(t, out) && (numel(out) > 1 || dtype_of(t.dtype) != dtype)) {
+        g.in[k] = element0(t);
+        g.device_value[k] = dtype_of(t.dtype);
       } else {
         if (!flat_operand(t, out, dtype)) return HAL_STATUS_NOT_SUPPORTED;
         g.in[k] = element0(t);

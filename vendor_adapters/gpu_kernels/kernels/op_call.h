@@ -54,6 +54,9 @@ hal_status_t launch_multi_tensor(const OpCall& call);
 // Batch/group/RMS norm, pooling, upsampling: ops 900..999 (norm_pool.cpp routes them to batch_norm.cu,
 // group_norm.cu, pooling.cu, upsample.cu).
 hal_status_t launch_norm_pool(const OpCall& call);
+// Ops of a training step outside the families above: 1210..1299 (training_ops.cpp routes them to
+// triangular.cu, scan.cu, multi_tensor_norm.cu, amp_scale.cu, sort.cu; ALL, ANY and VECTOR_NORM are reductions).
+hal_status_t launch_training_ops(const OpCall& call);
 
 // Records the per-thread message that the adapter's get_last_error() returns; returns `status`.
 hal_status_t fail(hal_status_t status, const char* message);

@@ -23,6 +23,8 @@ inline Family family_of(hal_op_t op) {
   if (op == HAL_OP_MATMUL || op == HAL_OP_GEMM) return launch_gemm;
   if (op >= 700 && op < 800) return launch_multi_tensor;
   if (op >= 900 && op < 1000) return launch_norm_pool;  // batch/group/RMS norm, pooling, upsampling
+  if (op == HAL_OP_ALL || op == HAL_OP_ANY || op == HAL_OP_VECTOR_NORM) return launch_reduction;
+  if (op >= 1210 && op < 1300) return launch_training_ops;  // tril/triu, scans, multi-tensor norm, AMP
   return nullptr;
 }
 

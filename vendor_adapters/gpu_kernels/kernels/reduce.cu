@@ -1,4 +1,4 @@
-// The reduction family: SUM, MEAN, PROD, AMAX, AMIN, ARGMAX, ARGMIN, VAR, STD.
+// The reduction family: SUM, MEAN, PROD, AMAX, AMIN, ARGMAX, ARGMIN, VAR, STD, and ALL, ANY, VECTOR_NORM.
 //
 // The host splits the input's dimensions into kept ones (one output element per index) and reduced ones
 // (the output's size is 1 there), sorts and merges each group, and launches one kernel shape for all
@@ -21,6 +21,7 @@
 #include "kernels/launch_config.cuh"
 #include "kernels/op_call.h"
 #include "kernels/tensor_access.cuh"
+#include "kernels/vector_norm.cuh"
 
 namespace hal_gpu {
 namespace {
@@ -45,6 +46,7 @@ struct ReduceArgs {
   int64_t outputs = 0;  // M: number of output elements
   int64_t length = 0;   // L: elements reduced into each
   double correction = 0;
+  double ord = 2;  // VECTOR_NORM's order (the general-order reducer)
   int32_t op = 0;
 };
 
@@ -60,7 +62,7 @@ template <class T>
 struct SumReducer {
   using Acc = T;
   __device__ static Acc identity() { return T(0); }
-  __device__ static Acc push(Acc a, T v, int64_t) { return a + v; }
+  __device__ static Acc push(Acc a, T v, int64_t, const ReduceArgs&) { return a + v; }
   __device__ static Acc combine(Acc a, Acc b) { return a + b; }
   __device__ static void store(char* p, const ReduceArgs& r, Acc a) {
     if (r.op == HAL_OP_MEAN) a = a * (T(1) / static_cast<T>(r.length));
@@ -72,7 +74,7 @@ template <class T>
 struct ProdReducer {
   using Acc = T;
   __device__ static Acc identity() { return T(1); }
-  __device__ static Acc push(Acc a, T v, int64_t) { return a * v; }
+  __device__ static Acc push(Acc a, T v, int64_t, const ReduceArgs&) { return a * v; }
   __device__ static Acc combine(Acc a, Acc b) { return a * b; }
   __device__ static void store(char* p, const ReduceArgs& r, Acc a) { store_from<T>(p, r.out_dtype, a); }
 };
@@ -93,7 +95,7 @@ struct ExtremumReducer {
     if (is_nan(b)) return b;
     return Max ? (a > b ? a : b) : (a < b ? a : b);
   }
-  __device__ static Acc push(Acc a, T v, int64_t) { return combine(a, v); }
+  __device__ static Acc push(Acc a, T v, int64_t, const ReduceArgs&) { return combine(a, v); }
   __device__ static void store(char* p, const ReduceArgs& r, Acc a) { store_from<T>(p, r.out_dtype, a); }
 };
 
@@ -119,7 +121,7 @@ struct ArgReducer {
     if (a.value != b.value) return (Max ? a.value > b.value : a.value < b.value) ? a : b;
     return a.index < b.index ? a : b;
   }
-  __device__ static Acc push(Acc a, T v, int64_t i) { return combine(a, Acc{v, i}); }
+  __device__ static Acc push(Acc a, T v, int64_t i, const ReduceArgs&) { return combine(a, Acc{v, i}); }
   __device__ static void store(char* p, const ReduceArgs& r, Acc a) {
     store_from<int64_t>(p, r.out_dtype, a.index < 0 ? 0 : a.index);
   }
@@ -137,7 +139,7 @@ template <class T>
 struct WelfordReducer {
   using Acc = Moments<T>;
   __device__ static Acc identity() { return Acc{T(0), T(0), 0}; }
-  __device__ static Acc push(Acc a, T v, int64_t) {
+  __device__ static Acc push(Acc a, T v, int64_t, const ReduceArgs&) {
     a.count += 1;
     const T delta = v - a.mean;
     a.mean += delta / static_cast<T>(a.count);
@@ -165,6 +167,29 @@ struct WelfordReducer {
       else var = ::sqrt(var);
     }
     store_from<T>(p, r.out_dtype, var);
+  }
+};
+
+// all / any: whether every (some) element is nonzero; NaN is nonzero, as in ATen.
+template <class T, bool All>
+struct LogicalReducer {
+  using Acc = int32_t;
+  __device__ static Acc identity() { return All ? 1 : 0; }
+  __device__ static Acc combine(Acc a, Acc b) { return All ? (a & b) : (a | b); }
+  __device__ static Acc push(Acc a, T v, int64_t, const ReduceArgs&) { return combine(a, v != T(0) ? 1 : 0); }
+  __device__ static void store(char* p, const ReduceArgs& r, Acc a) { store_from<int64_t>(p, r.out_dtype, a); }
+};
+
+// Vector norms (vector_norm.cuh), the order fixed at compile time.
+template <class T, NormOrder O>
+struct NormReducer {
+  using Acc = T;
+  using N = VectorNorm<T, O>;
+  __device__ static Acc identity() { return N::identity(); }
+  __device__ static Acc combine(Acc a, Acc b) { return N::combine(a, b); }
+  __device__ static Acc push(Acc a, T v, int64_t, const ReduceArgs& r) { return N::push(a, v, static_cast<T>(r.ord)); }
+  __device__ static void store(char* p, const ReduceArgs& r, Acc a) {
+    store_from<T>(p, r.out_dtype, N::finish(a, static_cast<T>(r.ord)));
   }
 };
 
@@ -218,7 +243,7 @@ __global__ void __launch_bounds__(kThreads) reduce_kernel(ReduceArgs a, typename
     const int64_t parts = static_cast<int64_t>(gridDim.y) * by;
     const bool narrow = a.length < (int64_t{1} << 31);
     for (int64_t r = static_cast<int64_t>(blockIdx.y) * by + ty; r < a.length; r += parts) {
-      acc = R::push(acc, load_as<T>(base + reduced_offset(r, a.reduced, narrow) * a.in_size, a.in_dtype), r);
+      acc = R::push(acc, load_as<T>(base + reduced_offset(r, a.reduced, narrow) * a.in_size, a.in_dtype), r, a);
     }
   }
   // Tree over y in shared memory (by is a power of two).
@@ -305,6 +330,20 @@ hal_status_t dispatch(const OpCall& call, const ReduceArgs& a) {
     case HAL_OP_VAR: case HAL_OP_STD:
       if constexpr (std::is_floating_point_v<T>) return run<WelfordReducer<T>, T>(call, a);
       return HAL_STATUS_NOT_SUPPORTED;
+    case HAL_OP_ALL: return run<LogicalReducer<T, true>, T>(call, a);
+    case HAL_OP_ANY: return run<LogicalReducer<T, false>, T>(call, a);
+    case HAL_OP_VECTOR_NORM:
+      if constexpr (std::is_floating_point_v<T>) {
+        switch (norm_order_of(a.ord)) {
+          case NormOrder::Inf: return run<NormReducer<T, NormOrder::Inf>, T>(call, a);
+          case NormOrder::NegInf: return run<NormReducer<T, NormOrder::NegInf>, T>(call, a);
+          case NormOrder::Zero: return run<NormReducer<T, NormOrder::Zero>, T>(call, a);
+          case NormOrder::One: return run<NormReducer<T, NormOrder::One>, T>(call, a);
+          case NormOrder::Two: return run<NormReducer<T, NormOrder::Two>, T>(call, a);
+          case NormOrder::General: return run<NormReducer<T, NormOrder::General>, T>(call, a);
+        }
+      }
+      return HAL_STATUS_NOT_SUPPORTED;
   }
   return HAL_STATUS_NOT_SUPPORTED;
 }
@@ -344,7 +383,8 @@ void fill_dims(Dims& out, const Dim* dims, int n) {
 
 hal_status_t launch_reduction(const OpCall& call) {
   const int32_t op = call.op;
-  if (op < HAL_OP_SUM || op > HAL_OP_STD) return HAL_STATUS_NOT_SUPPORTED;
+  const bool logical = op == HAL_OP_ALL || op == HAL_OP_ANY, is_norm = op == HAL_OP_VECTOR_NORM;
+  if ((op < HAL_OP_SUM || op > HAL_OP_STD) && !logical && !is_norm) return HAL_STATUS_NOT_SUPPORTED;
   if (call.num_inputs != 1 || call.num_outputs != 1) return HAL_STATUS_NOT_SUPPORTED;
   const hal_tensor_t& in = call.inputs[0];
   const hal_tensor_t& out = call.outputs[0];
@@ -353,9 +393,11 @@ hal_status_t launch_reduction(const OpCall& call) {
   if (in_dtype == DType::Unsupported || out_dtype == DType::Unsupported) return HAL_STATUS_NOT_SUPPORTED;
   const bool is_arg = op == HAL_OP_ARGMAX || op == HAL_OP_ARGMIN;
   if (is_arg && out_dtype != DType::I64) return HAL_STATUS_NOT_SUPPORTED;
-  if ((op == HAL_OP_VAR || op == HAL_OP_STD) && call.num_scalars < 1) {
-    return fail(HAL_STATUS_INVALID_ARGUMENT, "VAR/STD: missing correction scalar");
+  if ((op == HAL_OP_VAR || op == HAL_OP_STD || is_norm) && call.num_scalars < 1) {
+    return fail(HAL_STATUS_INVALID_ARGUMENT, is_norm ? "VECTOR_NORM: missing ord scalar" : "VAR/STD: missing correction scalar");
   }
+  if (logical && out_dtype != DType::Bool && out_dtype != DType::U8) return HAL_STATUS_NOT_SUPPORTED;
+  if (is_norm && (!is_floating(in_dtype) || !is_floating(out_dtype))) return HAL_STATUS_NOT_SUPPORTED;
 
   Dim kept[HAL_MAX_DIMS], reduced[HAL_MAX_DIMS];
   int nk = 0, nr = 0;
@@ -399,10 +441,15 @@ hal_status_t launch_reduction(const OpCall& call) {
     const hal_scalar_t& c = call.scalars[0];
     a.correction = c.kind == 0 ? c.value.f : c.kind == 1 ? static_cast<double>(c.value.i) : c.value.b;
   }
+  if (is_norm) {
+    const hal_scalar_t& c = call.scalars[0];
+    a.ord = c.kind == 0 ? c.value.f : c.kind == 1 ? static_cast<double>(c.value.i) : c.value.b;
+  }
 
   // Compute type: float64 for f64, float32 for other floats, int64 for integers and bool (adapter.h);
   // an explicit floating output dtype (sum(..., dtype=)) counts too, except the index of argmax/argmin.
-  const bool out_counts = !is_arg;
+  // all/any's bool output says nothing of how to read the input.
+  const bool out_counts = !is_arg && !logical;
   const bool any_double = in_dtype == DType::F64 || (out_counts && out_dtype == DType::F64);
   const bool any_float = is_floating(in_dtype) || (out_counts && is_floating(out_dtype));
   if (any_double) return dispatch<double>(call, a);

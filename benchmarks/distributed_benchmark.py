@@ -1,0 +1,193 @@
+"""all_reduce bus bandwidth (1 KiB .. 1 GiB) and DDP step time on two devices: hal's "hal" backend against
+torch.cuda's NCCL on the same two GPUs (or, without CUDA, against gloo on CPU tensors).
+
+    python benchmarks/distributed_benchmark.py [--quick] [--max-bytes N] [--steps 10] [--json out.json]
+
+Each side is a group of two ranks: the lockstep worker (benchmarks/lockstep.py) is rank 0, which starts rank 1
+itself and hands it each request through the group's gloo backend. The sides run in separate processes, since
+a process that imports torch_hal cannot run autograd on cuda tensors (lockstep.py says why), and are timed in
+turns. Bus bandwidth is NCCL-tests' definition for all_reduce: 2 (n - 1) / n * bytes / time.
+"""
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+from lockstep import Worker, lockstep_samples, serve  # noqa: E402
+
+WORLD = 2
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ---------------------------------------------------------------------------------------------- ranks
+def rank_main(side: str, rank: int, port: int):
+    import datetime
+
+    import torch
+    import torch.distributed as dist
+
+    if side == "hal":
+        import torch_hal  # noqa: F401
+
+        device = torch.device("hal", rank % torch.hal.device_count())
+        torch.hal.set_device(device)
+        backend, sync = "hal", torch.hal.synchronize
+    elif side == "cuda":
+        device = torch.device("cuda", rank)
+        torch.cuda.set_device(device)
+        backend, sync = "nccl", torch.cuda.synchronize
+    else:
+        device, backend, sync = torch.device("cpu"), "gloo", (lambda: None)
+    dist.init_process_group(backend=backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=WORLD,
+                            timeout=datetime.timedelta(seconds=300))
+    control = dist.new_group(backend="gloo")  # carries the requests from rank 0 to rank 1
+    # By file, not as torch_hal.reference_models: importing the torch_hal package would register hal, and
+    # the cuda side must not (lockstep.py says why).
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("reference_models", HERE.parent / "torch_hal" / "reference_models.py")
+    models = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(models)
+    TinyTransformer, transformer_batch = models.TinyTransformer, models.transformer_batch
+
+    state = {}
+
+    def run(request: str) -> str:
+        words = request.split()
+        if words[0] == "allreduce":
+            nbytes, iters = int(words[1]), int(words[2])
+            x = torch.ones(max(1, nbytes // 4), dtype=torch.float32, device=device)
+            dist.all_reduce(x)
+            sync()
+            dist.barrier(group=control)
+            start = time.perf_counter()
+            for _ in range(iters):
+                dist.all_reduce(x)
+            sync()
+            return str((time.perf_counter() - start) / iters)
+        if words[0] == "ddp":
+            steps = int(words[1])
+            if "ddp" not in state:
+                torch.manual_seed(0)
+                model = torch.nn.parallel.DistributedDataParallel(TinyTransformer(vocab=1000, dim=256).to(device))
+                opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+                tokens, targets = transformer_batch(batch=8, seq=128, vocab=1000, seed=rank)
+                state["ddp"] = (model, opt, tokens.to(device), targets.to(device))
+            model, opt, tokens, targets = state["ddp"]
+
+            def step():
+                opt.zero_grad(set_to_none=True)
+                logits = model(tokens)
+                torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1)).backward()
+                opt.step()
+
+            step()
+            sync()
+            dist.barrier(group=control)
+            start = time.perf_counter()
+            for _ in range(steps):
+                step()
+            sync()
+            return str((time.perf_counter() - start) / steps)
+        raise ValueError(f"unknown request {request!r}")
+
+    if rank == 0:
+        def answer(request: str) -> str:
+            message = [request]
+            dist.broadcast_object_list(message, src=0, group=control)
+            return run(request)
+
+        serve(answer)
+        dist.broadcast_object_list(["quit"], src=0, group=control)
+    else:
+        while True:
+            message = [None]
+            dist.broadcast_object_list(message, src=0, group=control)
+            if message[0] == "quit":
+                break
+            run(message[0])
+    dist.destroy_process_group()
+
+
+def side_worker(side: str):
+    """Rank 0 of a side (the lockstep worker): starts rank 1, then serves."""
+    port = free_port()
+    peer = subprocess.Popen([sys.executable, __file__, "--rank-of", side, "1", str(port)],
+                            stdout=subprocess.DEVNULL)
+    try:
+        rank_main(side, 0, port)
+    finally:
+        peer.wait()
+
+
+# ---------------------------------------------------------------------------------------------- parent
+def sizes(max_bytes: int):
+    """1 KiB, 4 KiB, ... (powers of 4: 1 GiB is one of them) up to max_bytes."""
+    n = 1024
+    while n <= max_bytes:
+        yield n
+        n *= 4
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="sizes up to 1 MiB, fewer repeats")
+    parser.add_argument("--max-bytes", type=int, default=1 << 30)
+    parser.add_argument("--steps", type=int, default=10, help="DDP steps per timed batch")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--reference", choices=["auto", "cuda", "gloo"], default="auto")
+    parser.add_argument("--json", help="write the figures here")
+    parser.add_argument("--rank-of", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--side", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.rank_of:
+        return rank_main(args.rank_of[0], int(args.rank_of[1]), int(args.rank_of[2]))
+    if args.side:
+        return side_worker(args.side)
+
+    reference = args.reference
+    if reference == "auto":
+        probe = subprocess.run([sys.executable, "-c", "import torch; print(torch.cuda.device_count())"],
+                               capture_output=True, text=True)
+        reference = "cuda" if probe.stdout.strip().isdigit() and int(probe.stdout) >= WORLD else "gloo"
+    max_bytes = min(args.max_bytes, 1 << 20) if args.quick else args.max_bytes
+    repeats = 1 if args.quick else args.repeats
+    workers = [Worker("hal", [__file__, "--side", "hal"]), Worker(reference, [__file__, "--side", reference])]
+    results = {"reference": reference, "allreduce": [], "ddp": {}}
+    try:
+        print(f"{'bytes':>12} {'hal busbw GB/s':>15} {reference + ' busbw GB/s':>17} {'ratio':>7}")
+        for n in sizes(max_bytes):
+            iters = max(2, min(50, (64 << 20) // n))
+            samples = lockstep_samples(workers, f"allreduce {n} {iters}", repeats)
+            t_hal, t_ref = min(samples[0]), min(samples[1])
+            bus = lambda t: 2 * (WORLD - 1) / WORLD * n / t / 1e9  # noqa: E731
+            results["allreduce"].append({"bytes": n, "hal_s": t_hal, "reference_s": t_ref,
+                                         "hal_busbw_gbps": bus(t_hal), "reference_busbw_gbps": bus(t_ref)})
+            print(f"{n:>12} {bus(t_hal):>15.3f} {bus(t_ref):>17.3f} {t_ref / t_hal:>7.2f}")
+        steps = 2 if args.quick else args.steps
+        samples = lockstep_samples(workers, f"ddp {steps}", repeats)
+        t_hal, t_ref = min(samples[0]), min(samples[1])
+        results["ddp"] = {"model": "TinyTransformer(dim=256), batch 8x128 per rank", "hal_step_s": t_hal,
+                          "reference_step_s": t_ref}
+        print(f"DDP step: hal {t_hal * 1e3:.1f} ms, {reference} {t_ref * 1e3:.1f} ms (ratio {t_hal / t_ref:.2f})")
+    finally:
+        for w in workers:
+            w.close()
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
