@@ -337,8 +337,8 @@ def assert_sorted_like_cpu(actual, expected, x, dim):
 @pytest.mark.parametrize("shape,dim", SORT_SHAPES_DIMS)
 @pytest.mark.parametrize("dtype", FLOATS + INTS + [torch.bool])
 def test_sort(gpu_device, dtype, shape, dim):
-    if dtype == torch.float64 and shape == (2, 4096):
-        shape = (2, 2048)  # float64 lines of up to 2048 run natively
+    if dtype in (torch.float64, torch.int64) and shape == (2, 4096):
+        shape = (2, 2048)  # lines of 8-byte values run natively up to 2048
     x = with_specials(make(shape, dtype, -3, 3))  # few distinct integers: many ties
     for descending in (False, True):
         with torch.hal.strict():
@@ -366,7 +366,7 @@ def test_sort_forms(gpu_device):
 @pytest.mark.parametrize("largest", [True, False])
 def test_topk(gpu_device, largest, dtype):
     for shape, dim, k in [((7, 13), 1, 3), ((7, 13), 0, 7), ((50, 1000), -1, 10), ((5,), 0, 0), ((), 0, 1),
-                          ((3, 4096 if dtype != torch.float64 else 2048), 1, 100)]:
+                          ((3, 2048 if dtype.itemsize == 8 else 4096), 1, 100)]:
         x = make(shape, dtype, -100, 100)
         if dtype.is_floating_point:
             x = with_specials(x)

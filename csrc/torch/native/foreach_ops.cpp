@@ -16,6 +16,7 @@
 #include <ATen/ops/_foreach_sqrt_native.h>
 #include <ATen/ops/_foreach_sub_native.h>
 #include <ATen/ops/_foreach_zero_native.h>
+#include <ATen/ops/result_type.h>
 #include <torch/library.h>
 
 #include "native/foreach_launch.h"
@@ -84,9 +85,21 @@ void with_list_alpha_(at::TensorList self, at::TensorList other, const c10::Scal
 
 // self op other, where other is one 0-dim tensor for every tensor of the list (.Tensor): mul, div; add with
 // alpha. The device reads other's value (clip_grad_norm_ multiplies every gradient by a device tensor).
+
+// Whether some result's dtype is not its tensor's: a 0-dim tensor of the list promotes with `other` as two
+// 0-dim tensors do (float16 times a float32 0-dim tensor is float32), an integer tensor with a floating
+// one. The one launch writes each result in its tensor's dtype, so such lists take ATen's per-tensor route.
+bool promotes(at::TensorList self, const at::Tensor& other) {
+  for (const at::Tensor& t : self) {
+    if (at::result_type(t, other) != t.scalar_type()) return true;
+  }
+  return false;
+}
+
 template <hal_op_t OP, auto Slow>
 std::vector<at::Tensor> with_tensor(at::TensorList self, const at::Tensor& other) {
   check_foreach_api_restrictions(self);
+  if (promotes(self, other)) return Slow(self, other);
   if (auto out = foreach_functional({OP, self, {self, ForeachOperand::every_group(other)}, implied_own(OP)})) {
     return std::move(*out);
   }
@@ -99,6 +112,7 @@ void with_tensor_(at::TensorList self, const at::Tensor& other) {
 }
 std::vector<at::Tensor> add_tensor(at::TensorList self, const at::Tensor& other, const c10::Scalar& alpha) {
   check_foreach_api_restrictions(self);
+  if (promotes(self, other)) return at::native::foreach_tensor_add_tensor_kernel_slow(self, other, alpha);
   if (auto out = foreach_functional({HAL_OP_ADD, self, {self, ForeachOperand::every_group(other)}, GroupScalar(alpha)})) {
     return std::move(*out);
   }

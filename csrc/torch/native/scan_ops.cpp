@@ -6,6 +6,7 @@
 #include <torch/library.h>
 
 #include "native/native_first.h"
+#include "native/output_overlap.h"
 
 namespace torch_hal::native {
 namespace {
@@ -17,8 +18,7 @@ at::ScalarType scan_dtype(const at::Tensor& self, std::optional<at::ScalarType> 
 
 bool launch_scan(hal_op_t op, const at::Tensor& self, const at::Tensor& out, int64_t dim) {
   at::assert_no_internal_overlap(out);  // ATen's error for an expanded output (one element written twice)
-  const auto overlap = at::get_overlap_status(out, self);
-  if (overlap == at::MemOverlapStatus::Partial || overlap == at::MemOverlapStatus::TooHard) return false;
+  if (!launchable_overlap(out, self)) return false;
   if (out.numel() == 0) return true;
   KernelArgs args;
   args.input(self).output(out).scalar(c10::maybe_wrap_dim(dim, self.dim()));

@@ -1,7 +1,6 @@
 // sort (stable, and the unstable overloads that ATen routes to it) and topk, functional and out=: one
 // launch of the adapter's SORT/TOPK kernel, which sorts each line along dim in the GPU's shared memory and
 // returns NOT_SUPPORTED for lines longer than that holds (they take the usual route).
-#include <ATen/MemoryOverlap.h>
 #include <ATen/native/Resize.h>
 #include <c10/core/WrapDimMinimal.h>
 #include <torch/library.h>
@@ -10,6 +9,7 @@
 #include <vector>
 
 #include "native/native_first.h"
+#include "native/output_overlap.h"
 
 namespace torch_hal::native {
 namespace {
@@ -24,11 +24,8 @@ void check_out_dtypes(const at::Tensor& self, const at::Tensor& values, const at
 // values and indices must not overlap self but as the very same tensor (adapter.h), nor each other.
 bool launch_sorting(hal_op_t op, const at::Tensor& self, const at::Tensor& values, const at::Tensor& indices,
                     int64_t dim, bool flag) {
-  for (const at::Tensor* out : {&values, &indices}) {
-    const auto overlap = at::get_overlap_status(*out, self);
-    if (overlap == at::MemOverlapStatus::Partial || overlap == at::MemOverlapStatus::TooHard) return false;
-  }
-  if (at::get_overlap_status(values, indices) != at::MemOverlapStatus::No) return false;
+  if (!launchable_overlap(values, self) || !launchable_overlap(indices, self)) return false;
+  if (output_overlap(values, indices) != at::MemOverlapStatus::No) return false;
   if (values.numel() == 0) return true;
   KernelArgs args;
   args.input(self).output(values).output(indices).scalar(dim).scalar(flag);

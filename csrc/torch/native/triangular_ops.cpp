@@ -1,10 +1,10 @@
 // tril and triu (functional, in place, out=): one launch of the adapter's TRIL/TRIU kernel, which keeps the
 // triangle of the last two dimensions and zeroes the rest. Causal attention masks are made this way.
-#include <ATen/MemoryOverlap.h>
 #include <ATen/native/Resize.h>
 #include <torch/library.h>
 
 #include "native/native_first.h"
+#include "native/output_overlap.h"
 
 namespace torch_hal::native {
 namespace {
@@ -15,8 +15,7 @@ void check_rank(const at::Tensor& self, bool upper) {
 
 // Output and input must be the same tensor or disjoint (adapter.h); anything else takes the usual route.
 bool launch_triangle(bool upper, const at::Tensor& self, const at::Tensor& out, const c10::SymInt& diagonal) {
-  const auto overlap = at::get_overlap_status(out, self);
-  if (overlap == at::MemOverlapStatus::Partial || overlap == at::MemOverlapStatus::TooHard) return false;
+  if (!launchable_overlap(out, self)) return false;
   if (out.numel() == 0) return true;
   KernelArgs args;
   args.input(self).output(out).scalar(diagonal.guard_int(__FILE__, __LINE__));

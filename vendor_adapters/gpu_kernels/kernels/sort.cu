@@ -4,7 +4,8 @@
 // The network compares (value, position) pairs, so the order is total: equal values keep their positions'
 // order (a stable sort, as sort(stable=True) asks; descending too), NaN ranks above every number (as ATen),
 // padding below everything, and the result is the same on every run. Values are compared in float32 (f16,
-// bf16 and f32 convert exactly), float64, or int64 (integers, bool). Lines longer than a block's shared memory
+// bf16 and f32 convert exactly), float64, int32 (integers of up to 4 bytes, bool: twice the line length of
+// 8-byte keys) or int64. Lines longer than a block's shared memory
 // holds (kMaxLine) are NOT_SUPPORTED: the caller's fallback sorts them.
 
 #include <cstdint>
@@ -151,7 +152,8 @@ hal_status_t launch_sort(const OpCall& call) {
   a.descending = scalar_true(call.scalars[1]);
   if (dtype == DType::F64) return run<double>(call, a);
   if (is_floating(dtype)) return run<float>(call, a);
-  return run<int64_t>(call, a);
+  if (dtype == DType::I64) return run<int64_t>(call, a);
+  return run<int32_t>(call, a);
 }
 
 }  // namespace hal_gpu
