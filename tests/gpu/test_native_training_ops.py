@@ -190,11 +190,24 @@ def test_foreach_norm_dtype_and_slow_path(gpu_device):
         torch._foreach_norm([torch.zeros(0, device=gpu_device)], INF)
 
 
+@pytest.mark.parametrize("name", ["mul", "div", "add"])
+def test_foreach_tensor_overloads_promote_0dim_tensors_like_cpu(gpu_device, name):
+    """Two 0-dim tensors promote (float16 times a float32 0-dim tensor is float32); dimensioned ones keep their dtype."""
+    tensors = [torch.tensor(1.5, dtype=torch.float16), torch.arange(5, dtype=torch.float16), torch.tensor(3),
+               torch.tensor(2.0, dtype=torch.float64)]
+    other = torch.tensor(0.37, dtype=torch.float32)
+    functional = getattr(torch, f"_foreach_{name}")
+    results = functional([t.to(gpu_device) for t in tensors], other.to(gpu_device))
+    for actual, expected in zip(results, functional(tensors, other)):
+        check(actual, expected)
+
+
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("name", ["mul", "div", "add"])
 def test_foreach_tensor_overloads_are_one_native_launch(gpu_device, name, dtype):
-    """_foreach_mul_(grads, coef) with coef a 0-dim device tensor, as clip_grad_norm_ calls it."""
-    tensors = [t for t in foreach_norm_list([dtype], seed=5)]
+    """_foreach_mul_(grads, coef) with coef a 0-dim device tensor, as clip_grad_norm_ calls it. (A 0-dim tensor
+    of the list promotes with coef: test_foreach_tensor_overloads_promote_0dim_tensors_like_cpu.)"""
+    tensors = [t for t in foreach_norm_list([dtype], seed=5) if t.dim() > 0]
     other = torch.tensor(0.37, dtype=torch.float32)
     kwargs = {"alpha": 0.5} if name == "add" else {}
     functional, in_place = getattr(torch, f"_foreach_{name}"), getattr(torch, f"_foreach_{name}_")

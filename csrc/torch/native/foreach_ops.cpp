@@ -16,7 +16,7 @@
 #include <ATen/ops/_foreach_sqrt_native.h>
 #include <ATen/ops/_foreach_sub_native.h>
 #include <ATen/ops/_foreach_zero_native.h>
-#include <ATen/ops/result_type.h>
+#include <ATen/ops/result_type_native.h>
 #include <torch/library.h>
 
 #include "native/foreach_launch.h"
@@ -91,7 +91,7 @@ void with_list_alpha_(at::TensorList self, at::TensorList other, const c10::Scal
 // one. The one launch writes each result in its tensor's dtype, so such lists take ATen's per-tensor route.
 bool promotes(at::TensorList self, const at::Tensor& other) {
   for (const at::Tensor& t : self) {
-    if (at::result_type(t, other) != t.scalar_type()) return true;
+    if (at::native::result_type(t, other) != t.scalar_type()) return true;  // no dispatch: nothing profiled
   }
   return false;
 }

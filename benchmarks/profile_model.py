@@ -1,0 +1,60 @@
+"""Where a model's training step spends its time on one device: torch.profiler over a few steps of a model of
+the model benchmark (model_zoo), the top operators by device time, and the top device kernels.
+
+    python benchmarks/profile_model.py --model resnet18 --device hal:0 [--steps 5] [--rows 20] [--quick]
+
+Run it once with --device hal:N and once with --device cuda:N (separate processes, as the model benchmark
+keeps them) and read the two tables side by side. On hal, device time comes from PyTorch's PrivateUse1
+activity profiler (torch_hal's Kineto hooks); a device without them shows CPU time only.
+"""
+import argparse
+import sys
+from pathlib import Path
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from model_zoo import case  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--device", default="hal:0")
+    parser.add_argument("--steps", type=int, default=5, help="profiled steps, after 3 warm-up steps")
+    parser.add_argument("--rows", type=int, default=20)
+    parser.add_argument("--quick", action="store_true", help="the model benchmark's tiny sizes")
+    args = parser.parse_args()
+
+    device = torch.device(args.device)
+    if device.type == "hal":
+        import torch_hal  # noqa: F401  (registers hal where autoloading is off)
+    model_case = case(args.model, args.quick)
+    torch.manual_seed(0)
+    model = model_case.build().to(device)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    batch = {k: v.to(device) for k, v in model_case.batch(torch.Generator().manual_seed(0)).items()}
+    module = getattr(torch, device.type)
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        model_case.loss(model, batch).backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+
+    for _ in range(3):
+        step()
+    module.synchronize()
+    device_activity = ProfilerActivity.CUDA if device.type == "cuda" else ProfilerActivity.PrivateUse1
+    with profile(activities=[ProfilerActivity.CPU, device_activity]) as prof:
+        for _ in range(args.steps):
+            step()
+        module.synchronize()
+    sort = "self_device_time_total"
+    print(f"{args.model} on {device} ({args.steps} steps), operators by self device time:")
+    print(prof.key_averages().table(sort_by=sort, row_limit=args.rows, max_name_column_width=60))
+
+
+if __name__ == "__main__":
+    main()
