@@ -27,9 +27,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="the model benchmark's tiny sizes")
     args = parser.parse_args()
 
+    if args.device.startswith("hal"):
+        import torch_hal  # noqa: F401  (registers the device name where autoloading is off)
     device = torch.device(args.device)
-    if device.type == "hal":
-        import torch_hal  # noqa: F401  (registers hal where autoloading is off)
     model_case = case(args.model, args.quick)
     torch.manual_seed(0)
     model = model_case.build().to(device)
