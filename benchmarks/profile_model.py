@@ -1,5 +1,5 @@
 """Where a model's training step spends its time on one device: torch.profiler over a few steps of a model of
-the model benchmark (model_zoo), the top operators by device time, and the top device kernels.
+the model benchmark (model_zoo), the top operators by device time and by host time.
 
     python benchmarks/profile_model.py --model resnet18 --device hal:0 [--steps 5] [--rows 20] [--quick]
 
@@ -51,9 +51,12 @@ def main() -> None:
         for _ in range(args.steps):
             step()
         module.synchronize()
-    sort = "self_device_time_total"
-    print(f"{args.model} on {device} ({args.steps} steps), operators by self device time:")
-    print(prof.key_averages().table(sort_by=sort, row_limit=args.rows, max_name_column_width=60))
+    table = prof.key_averages()
+    # A launch-bound step (small kernels) is decided by the host's time per operator, a compute-bound one by
+    # the device's: both tables, so the comparison with another device shows which side differs.
+    for sort, what in (("self_device_time_total", "self device time"), ("self_cpu_time_total", "self CPU time")):
+        print(f"{args.model} on {device} ({args.steps} steps), operators by {what}:")
+        print(table.table(sort_by=sort, row_limit=args.rows, max_name_column_width=60))
 
 
 if __name__ == "__main__":
