@@ -1,6 +1,7 @@
 """torch.distributed with NCCL on two GPUs (hal:0 and hal:1 through the NVIDIA adapter): every collective
 against the math, DDP of the MLP and of a transformer against single-process training, FSDP2, and a rank
-that dies. Skipped without two NVIDIA GPUs and NCCL. The ranks are tests/python/distributed_workers.py."""
+that dies. Skipped without two NVIDIA GPUs and NCCL, but for one rank's run of the NCCL path on one GPU.
+The ranks are tests/python/distributed_workers.py."""
 import sys
 from pathlib import Path
 
@@ -23,21 +24,34 @@ def nccl_engine():
     return torch_hal.distributed.engine_of(gpus[0]) if gpus else ""
 
 
-pytestmark = pytest.mark.skipif(len(nvidia_gpus()) < 2 or not nccl_engine().startswith("NCCL"),
-                                reason="needs two NVIDIA GPUs and NCCL (libnccl.so.2)")
+two_gpus = pytest.mark.skipif(len(nvidia_gpus()) < 2 or not nccl_engine().startswith("NCCL"),
+                              reason="needs two NVIDIA GPUs and NCCL (libnccl.so.2)")
 
 
+@pytest.mark.skipif(not nvidia_gpus() or not nccl_engine().startswith("NCCL"),
+                    reason="needs an NVIDIA GPU and NCCL (libnccl.so.2)")
+def test_one_rank_runs_every_collective_and_ddp_through_nccl(tmp_path):
+    """The NCCL path on one GPU (a communicator of one rank): the library loaded, the unique id through the
+    store, every collective but send/recv against the math, DDP of a transformer, on hal's streams."""
+    results, _ = run_ranks("collectives_ddp_transformer", 1, tmp_path, TORCH_HAL_HOST_DEVICES="1")
+    assert_all_ok(results)
+    assert "NCCL" in results[0][1], results[0][1]
+
+
+@two_gpus
 def test_collectives_and_ddp_with_nccl(tmp_path):
     results, _ = run_ranks("collectives_ddp_transformer", 2, tmp_path, TORCH_HAL_HOST_DEVICES="1")
     assert_all_ok(results)
     assert "NCCL" in results[0][1], results[0][1]
 
 
+@two_gpus
 def test_fsdp2_with_nccl(tmp_path):
     results, _ = run_ranks("fsdp", 2, tmp_path, TORCH_HAL_HOST_DEVICES="1")
     assert_all_ok(results)
 
 
+@two_gpus
 def test_dead_rank_with_nccl_gives_an_error(tmp_path):
     timeout_s = 20
     results, _ = run_ranks("dead_peer", 2, tmp_path, timeout_s=120, TORCH_HAL_HOST_DEVICES="1",
