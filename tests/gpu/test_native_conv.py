@@ -15,6 +15,18 @@ import torch.nn.functional as F
 from native_nn_helpers import FLOAT_DTYPES, assert_close, make, native  # noqa: F401  (fixtures)
 
 REDUCED = (torch.float16, torch.bfloat16)
+HAL_OP_CONVOLUTION = 1000  # adapter.h
+
+
+@pytest.fixture(autouse=True)
+def adapter_with_convolutions(gpu_device):
+    """These tests are about an adapter's own convolution ops; one without them (the AMD adapter: MIOpen is not
+    wired yet) runs convolutions through the counted CPU fallback, which test_native_nn.py checks."""
+    import torch_hal
+    support = torch_hal._C.adapter_op_support(gpu_device.index, HAL_OP_CONVOLUTION, torch.float32)
+    if support != "supported":
+        adapter = torch.hal.get_device_properties(gpu_device.index).adapter
+        pytest.skip(f"the {adapter} adapter has no convolution ops ({support})")
 
 
 @pytest.fixture(autouse=True)
