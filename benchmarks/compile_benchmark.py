@@ -20,6 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import lockstep  # noqa: E402
 from model_benchmark import auto_reference, fmt_time, machine  # noqa: E402
+import compile_worker  # noqa: E402
 from model_zoo import compile_models  # noqa: E402
 
 WORKER = str(Path(__file__).resolve().parent / "compile_worker.py")
@@ -63,7 +64,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--device", default="hal:0")
     parser.add_argument("--reference", default="auto", help="cpu, cuda:N, or auto (default)")
-    parser.add_argument("--models", default=",".join(compile_models.MODELS))
+    parser.add_argument("--models", default=",".join(compile_models.MODELS),
+                        help="compile models (model_zoo/compile_models.py) and model benchmark models (gpt2, llama, "
+                        "bert, resnet18, resnet50, mini_gpt, mini_convnet), comma-separated")
     parser.add_argument("--scale", type=int, help="model and batch size multiplier (default 8, 1 with --quick)")
     parser.add_argument("--repeats", type=int, help="timed batches per side (default 5, 2 with --quick)")
     parser.add_argument("--threads", type=int, help="CPU threads of each side (torch.set_num_threads): on a machine "
@@ -75,9 +78,10 @@ def main(argv=None) -> int:
     scale = args.scale or (1 if args.quick else 8)
     repeats = args.repeats or (2 if args.quick else 5)
     names = args.models.split(",")
-    unknown = [n for n in names if n not in compile_models.MODELS]
+    known = compile_worker.model_names()
+    unknown = [n for n in names if n not in known]
     if unknown:
-        parser.error(f"unknown models {unknown}; choose from {', '.join(compile_models.MODELS)}")
+        parser.error(f"unknown models {unknown}; choose from {', '.join(known)}")
     devices = [args.device, auto_reference(args.device) if args.reference == "auto" else args.reference]
     workers = [start_worker(d, scale, args.threads) for d in devices]
     try:

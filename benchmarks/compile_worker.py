@@ -1,6 +1,7 @@
 """One side of the compile benchmark (compile_benchmark.py): a process that runs the compile models
-(model_zoo/compile_models.py) on one device, eagerly or through torch.compile (Inductor), and answers the
-runner's requests over its pipes (lockstep.py's protocol).
+(model_zoo/compile_models.py) or the model benchmark's models (model_zoo: gpt2, llama, bert, resnet18, ...)
+on one device, eagerly or through torch.compile (Inductor), and answers the runner's requests over its pipes
+(lockstep.py's protocol).
 
     python benchmarks/compile_worker.py --device hal:0|cuda:0|cpu --scale N [--threads N]
 
@@ -23,26 +24,51 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import lockstep  # noqa: E402
+import model_zoo  # noqa: E402
 from model_zoo import compile_models  # noqa: E402
 from timing import batch_size, timed_batch  # noqa: E402
 
 SEED = 0
 
 
+def model_and_calls(name: str, scale: int, device: torch.device):
+    """The model (seeded, on the device) and its training loss and inference forward as functions of the module
+    to call (the model itself or its compiled form)."""
+    generator = torch.Generator().manual_seed(SEED)
+    torch.manual_seed(SEED)
+    if name in compile_models.MODELS:
+        build, shape = compile_models.MODELS[name]
+        model = build(scale).to(device)
+        x = torch.randn(shape(scale), generator=generator).to(device)
+        return model, (lambda fn: (fn(x) ** 2).mean()), (lambda fn: fn(x))
+    # The model benchmark's models at its sizes (scale 1: its quick sizes), without the optimizer: what the
+    # compiled graphs run is the forward, the loss and the backward.
+    case = model_zoo.case(name, quick=scale == 1)
+    model = case.build().to(device)
+    batch = {k: v.to(device) for k, v in case.batch(generator).items()}
+    return model, (lambda fn: case.loss(fn, batch)), (lambda fn: case.forward(fn, batch))
+
+
+def model_names():
+    return list(compile_models.MODELS) + [c.name for c in model_zoo.all_cases(quick=True)]
+
+
 class Run:
     def __init__(self, device: torch.device, name: str, mode: str, scale: int):
-        build, shape = compile_models.MODELS[name]
-        torch.manual_seed(SEED)
         self.device = device
-        self.model = build(scale).to(device)
+        self.model, self.loss, self.infer = model_and_calls(name, scale, device)
         self.fn = torch.compile(self.model) if mode == "compiled" else self.model
-        self.x = torch.randn(shape(scale), generator=torch.Generator().manual_seed(SEED)).to(device)
         self.batch_sizes = {}
         started = time.perf_counter()
         self.step()
         self.forward()
         self.sync()
         self.compile_s = time.perf_counter() - started
+
+    def set_training(self, training: bool):
+        # Only on a change: module.train() walks every submodule, host time that would land in the timings.
+        if self.model.training != training:
+            self.model.train(training)
 
     def sync(self):
         if self.device.type in ("hal", "cuda"):
@@ -51,11 +77,13 @@ class Run:
     def step(self):
         for p in self.model.parameters():
             p.grad = None
-        (self.fn(self.x) ** 2).mean().backward()
+        self.set_training(True)
+        self.loss(self.fn).backward()
 
     def forward(self):
+        self.set_training(False)
         with torch.no_grad():
-            return self.fn(self.x)
+            return self.infer(self.fn)
 
     def timed(self, kind: str) -> float:
         fn = self.step if kind == "step" else self.forward

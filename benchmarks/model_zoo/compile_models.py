@@ -5,7 +5,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from model_zoo.builtin import DecoderBlock
+from model_zoo.builtin import DecoderBlock, MiniConvNet
 
 
 def mlp(inputs: int = 20, hidden: int = 32, outputs: int = 5) -> nn.Module:
@@ -41,4 +41,7 @@ MODELS = {
     "mlp": (lambda s: mlp(20 * s, 32 * s, 5 * s), lambda s: (6 * s, 20 * s)),
     "transformer_block": (lambda s: transformer_block(16 * s, 2 * min(s, 4)), lambda s: (2 * s, 5 * s, 16 * s)),
     "norm_net": (lambda s: NormNet(12 * s, 16 * s), lambda s: (8 * s, 12 * s)),
+    # Convolutions, BatchNorm2d, max and adaptive pooling: Inductor's layout optimization makes them
+    # channels-last, which the host path must keep from reaching across its boundary (host_graph.py).
+    "conv_net": (lambda s: MiniConvNet((4 * s, 8 * s, 16 * s), 10), lambda s: (2 * s, 3, 16, 16)),
 }

@@ -17,6 +17,11 @@ hal device into a CPU graph with a thin boundary, after AOTAutograd and Inductor
 The fake tensors recorded on the nodes follow: each becomes a CPU fake tensor over the same fake storage, so
 Inductor's alias analysis still sees that a cpu_view aliases its input (it must never reuse or write such a
 buffer in place).
+
+Inductor's layout optimization (channels-last around convolutions) must not reach across the boundary: it
+would re-lay out a hal tensor (a conv weight or activation the forward saves for the backward) with a kernel
+on the hal device, which a host graph has none of. keep_boundary_layouts() keeps hal tensors out of it, and
+each output's CPU value is realized in the layout its fake tensor has.
 """
 import hashlib
 from pathlib import Path
@@ -26,6 +31,7 @@ import torch
 from torch_hal.compile import boundary_ops  # noqa: F401  (the fake kernels of the boundary ops)
 
 _CPU = torch.device("cpu")
+_HOST_GRAPH_KEY = "torch_hal_host_graph"  # set in a rewritten graph module's meta
 aten = torch.ops.aten
 
 
@@ -60,6 +66,7 @@ def _written_inputs(graph):
 
 
 def rewrite_for_host(gm: torch.fx.GraphModule) -> None:
+    gm.meta[_HOST_GRAPH_KEY] = True
     graph = gm.graph
     placeholders = [n for n in graph.nodes if n.op == "placeholder"]
     hal_inputs = [n for n in placeholders if _is_hal(n.meta.get("val"))]
@@ -99,6 +106,10 @@ def rewrite_for_host(gm: torch.fx.GraphModule) -> None:
     def leave_as_hal(value):
         if not isinstance(value, torch.fx.Node) or id(value) not in hal_outputs or value.op == "placeholder":
             return value
+        # The CPU result takes the strides its fake tensor has (a CPU copy where Inductor chose another layout),
+        # which the hal output then has: Inductor would otherwise fix the output's strides with a copy kernel
+        # on the hal device.
+        value.meta["inductor_realize_to_strides"] = True
         with graph.inserting_before(output):
             out = graph.call_function(torch.ops.torch_hal.hal_view.default,
                                       (value, _device_index(hal_outputs[id(value)])))
@@ -108,6 +119,26 @@ def rewrite_for_host(gm: torch.fx.GraphModule) -> None:
     output.args = _map(output.args, leave_as_hal)
     graph.lint()
     gm.recompile()
+
+
+def keep_boundary_layouts(graph_module) -> None:
+    """Wraps torch._inductor.graph's GraphLowering.find_nodes_prefer_channels_last (the nodes whose results
+    layout optimization makes channels-last): in a host graph, hal tensors leave the set, so they keep the
+    layouts the graph's fake tensors give them (the CPU views of inputs still take part: CPU kernels copy them
+    into channels-last CPU buffers; rewrite_for_host pins the layout of what leaves as an output)."""
+    lowering = graph_module.GraphLowering
+    original = lowering.find_nodes_prefer_channels_last
+    if getattr(original, "_torch_hal", False):
+        return
+
+    def find_nodes_prefer_channels_last(self):
+        found = original(self)
+        if not getattr(self.module, "meta", {}).get(_HOST_GRAPH_KEY):
+            return found
+        return type(found)(n for n in found if not _is_hal(n.meta.get("val")))
+
+    find_nodes_prefer_channels_last._torch_hal = True
+    lowering.find_nodes_prefer_channels_last = find_nodes_prefer_channels_last
 
 
 def _cpu_twin(value):
