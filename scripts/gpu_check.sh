@@ -3,8 +3,9 @@
 # a clean build of this checkout, every test (the GPU suite included), the GPU suite under
 # compute-sanitizer's memcheck, then the side-by-side benchmark against torch.cuda.
 #   bash scripts/gpu_check.sh [output folder] [step ...]     (default: build/gpu_check, every step)
-# Steps: build info pytest_devices pytest_host memcheck benchmark models models_bf16 coverage distributed
-# distributed_benchmark amd amd_benchmark amd_vs_nvidia. `amd` runs the AMD
+# Steps: build build_nvidia info pytest_devices pytest_host memcheck benchmark models models_bf16 coverage
+# compile_tests compile_benchmark distributed distributed_benchmark amd amd_benchmark amd_vs_nvidia.
+# build_nvidia leaves out the AMD adapter's HIP-on-NVIDIA build (a minute less, for runs without AMD steps). `amd` runs the AMD
 # adapter's own code on the NVIDIA GPU (HIP's NVIDIA platform, vendor_adapters/amd/nvidia_platform): the
 # build step builds it, and the GPU is then hal:0 through the AMD adapter alone. Each step's log lands in the output
 # folder; the script stops at the first failing step. (The lent GPU machine runs a command for 10 minutes
@@ -24,6 +25,9 @@ for s in $steps; do
       rm -rf build/cmake-* build/current  # a clean build: no object file of an earlier one is reused
       step build env TORCH_HAL_CMAKE_ARGS="-DTORCH_HAL_AMD_ON_NVIDIA=ON ${TORCH_HAL_CMAKE_ARGS:-}" \
         "$PYTHON" -m pip install --no-deps --no-build-isolation -e . ;;
+    build_nvidia)
+      rm -rf build/cmake-* build/current
+      step build "$PYTHON" -m pip install --no-deps --no-build-isolation -e . ;;
     info) step info "$PYTHON" -m torch_hal info ;;
     # The conformance and GPU suites run over every device (the GPU is hal:0). tests/python is CI's suite:
     # it assumes the host reference device is hal:0, and its subprocesses load plugins and extra host
@@ -48,6 +52,13 @@ for s in $steps; do
               --json "$out/models.json" ;;
     models_bf16) step models_bf16 "$PYTHON" benchmarks/model_benchmark.py ${MODELS:+--models "$MODELS"} --dtype bf16 \
               --markdown "$out/models_bf16.md" --json "$out/models_bf16.json" ;;
+    # torch.compile: Triton on the GPU, and the host device's C++ path (the GPU hidden) on this PyTorch; then
+    # compiled hal against compiled cuda. COMPILE_MODELS narrows the benchmark's models.
+    compile_tests)
+      step compile_triton "$PYTHON" -m pytest tests/gpu/test_compile_triton.py -q
+      step compile_host env CUDA_VISIBLE_DEVICES= "$PYTHON" -m pytest tests/python/test_compile_host.py -q ;;
+    compile_benchmark) step compile_benchmark "$PYTHON" benchmarks/compile_benchmark.py \
+              ${COMPILE_MODELS:+--models "$COMPILE_MODELS"} --markdown "$out/compile.md" --json "$out/compile.json" ;;
     coverage) step coverage "$PYTHON" -m torch_hal coverage --device hal:0 ;;
     # torch.distributed on two GPUs (a machine with 2: nvidia-h200-x2): NCCL collectives, DDP, FSDP2, a dead rank;
     # then all_reduce bus bandwidth and a DDP step against torch.cuda's NCCL on the same two GPUs.

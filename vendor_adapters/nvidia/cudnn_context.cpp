@@ -30,4 +30,14 @@ void CudnnContext::remember(std::vector<int64_t> problem, std::vector<ConvAlgori
   algorithms_[std::move(problem)] = std::move(algorithms);
 }
 
+const ConvPlan* CudnnContext::plan(const std::vector<int64_t>& problem, bool* known) const {
+  const auto it = plans_.find(problem);
+  *known = it != plans_.end();
+  return *known ? it->second.get() : nullptr;
+}
+
+void CudnnContext::remember_plan(std::vector<int64_t> problem, std::unique_ptr<ConvPlan> plan) {
+  plans_[std::move(problem)] = std::move(plan);
+}
+
 }  // namespace hal_nvidia

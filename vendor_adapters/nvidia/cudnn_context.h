@@ -1,16 +1,19 @@
-// A device's cuDNN state: one handle (made at first use) and the convolution algorithms chosen per problem.
+// A device's cuDNN state: one handle (made at first use), the execution plan made per convolution problem
+// (convolution_plan.h) and, for problems the graph API declines, the legacy algorithms chosen for them.
 //
 // A cuDNN handle is not safe to use from two threads at once (its stream is a setting of the handle), so a
-// convolution holds the device's lock from its first cuDNN call until its launch has been queued. The
-// algorithms come from cuDNN's heuristics (cudnnGet*Algorithm_v7, as torch.cuda without
-// torch.backends.cudnn.benchmark), asked once per problem: a training step repeats the same shapes.
+// convolution holds the device's lock from its first cuDNN call until its launch has been queued. Plans and
+// algorithms come from cuDNN's heuristics (as torch.cuda without torch.backends.cudnn.benchmark), made once
+// per problem: a training step repeats the same shapes.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <vector>
 
+#include "convolution_plan.h"
 #include "cudnn_library.h"
 #include "kernels/library_handle.h"
 #include "torch_hal/adapter.h"
@@ -38,11 +41,17 @@ class CudnnContext {
   // Call locked.
   const std::vector<ConvAlgorithm>* algorithms(const std::vector<int64_t>& problem) const;
   void remember(std::vector<int64_t> problem, std::vector<ConvAlgorithm> algorithms);
+  // The plan of a problem; `*known` says whether one was tried (a tried problem without a plan takes the
+  // legacy route). Call locked.
+  const ConvPlan* plan(const std::vector<int64_t>& problem, bool* known) const;
+  void remember_plan(std::vector<int64_t> problem, std::unique_ptr<ConvPlan> plan);
 
  private:
   std::mutex mutex_;
-  std::map<std::vector<int64_t>, std::vector<ConvAlgorithm>> algorithms_;
+  // Declared before the plans and algorithms so that it is destroyed after them (plans were made on it).
   hal_gpu::LibraryHandle<cudnnContext> handle_;
+  std::map<std::vector<int64_t>, std::unique_ptr<ConvPlan>> plans_;
+  std::map<std::vector<int64_t>, std::vector<ConvAlgorithm>> algorithms_;
 };
 
 }  // namespace hal_nvidia

@@ -42,7 +42,13 @@ bool resolve_all(void* library, CudnnApi& a) {
                         &a.backward_filter_workspace) &&
          resolve_symbol(library, "cudnnConvolutionForward", nullptr, &a.forward) &&
          resolve_symbol(library, "cudnnConvolutionBackwardData", nullptr, &a.backward_data) &&
-         resolve_symbol(library, "cudnnConvolutionBackwardFilter", nullptr, &a.backward_filter);
+         resolve_symbol(library, "cudnnConvolutionBackwardFilter", nullptr, &a.backward_filter) &&
+         resolve_symbol(library, "cudnnBackendCreateDescriptor", nullptr, &a.backend_create) &&
+         resolve_symbol(library, "cudnnBackendDestroyDescriptor", nullptr, &a.backend_destroy) &&
+         resolve_symbol(library, "cudnnBackendFinalize", nullptr, &a.backend_finalize) &&
+         resolve_symbol(library, "cudnnBackendSetAttribute", nullptr, &a.backend_set) &&
+         resolve_symbol(library, "cudnnBackendGetAttribute", nullptr, &a.backend_get) &&
+         resolve_symbol(library, "cudnnBackendExecute", nullptr, &a.backend_execute);
 }
 
 Loaded load() {

@@ -1,13 +1,15 @@
 // cuDNN, loaded with dlopen at first use (cuda_library_search.h), as cuBLAS is: the adapter builds without
 // cuDNN's headers and loads on machines without cuDNN (convolutions then answer NOT_SUPPORTED and the core
-// falls back). Only the entry points and enum values of the legacy convolution API are declared here,
-// checked against cuDNN 9.28's headers (cudnn_graph.h, cudnn_ops.h, cudnn_cnn.h of nvidia-cudnn-cu12
+// falls back). Only the entry points and enum values of the legacy convolution API and of the graph API's
+// descriptor calls are declared here (the graph API's enums: cudnn_graph_types.h), checked against cuDNN 9.28's
+// headers (cudnn_graph.h, cudnn_ops.h, cudnn_cnn.h of nvidia-cudnn-cu12
 // 9.28.0.42); these values are part of cuDNN's ABI and the same in every cuDNN 9.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace hal_nvidia {
@@ -17,6 +19,7 @@ using cudnnHandle_t = cudnnContext*;
 struct cudnnTensorStruct;
 struct cudnnFilterStruct;
 struct cudnnConvolutionStruct;
+struct CudnnBackendStruct;  // what a cudnnBackendDescriptor_t points to
 
 // cudnnStatus_t (cuDNN 9 numbers its errors in thousands; only these matter to the adapter)
 enum CudnnStatus : int { kCudnnSuccess = 0, kCudnnBadParam = 2000, kCudnnNotSupported = 3000 };
@@ -45,6 +48,7 @@ constexpr int kCudnnMaxAlgos = 8;
 using cudnnTensorDescriptor_t = cudnnTensorStruct*;
 using cudnnFilterDescriptor_t = cudnnFilterStruct*;
 using cudnnConvolutionDescriptor_t = cudnnConvolutionStruct*;
+using cudnnBackendDescriptor_t = CudnnBackendStruct*;
 
 struct CudnnApi {
   size_t (*get_version)();                                       // cudnnGetVersion
@@ -97,6 +101,17 @@ struct CudnnApi {
                          cudnnTensorDescriptor_t dy_desc, const void* dy, cudnnConvolutionDescriptor_t, int algo,
                          void* workspace, size_t workspace_bytes, const void* beta,
                          cudnnFilterDescriptor_t dw_desc, void* dw);  // cudnnConvolutionBackwardFilter
+  // The graph (backend) API: descriptors set by attribute, finalized, and an execution plan run with a
+  // variant pack of data pointers (convolution_plan.cpp).
+  int (*backend_create)(int type, cudnnBackendDescriptor_t* desc);  // cudnnBackendCreateDescriptor
+  int (*backend_destroy)(cudnnBackendDescriptor_t desc);            // cudnnBackendDestroyDescriptor
+  int (*backend_finalize)(cudnnBackendDescriptor_t desc);           // cudnnBackendFinalize
+  int (*backend_set)(cudnnBackendDescriptor_t desc, int name, int type, int64_t count,
+                     const void* elements);  // cudnnBackendSetAttribute
+  int (*backend_get)(cudnnBackendDescriptor_t desc, int name, int type, int64_t requested, int64_t* count,
+                     void* elements);  // cudnnBackendGetAttribute
+  int (*backend_execute)(cudnnHandle_t, cudnnBackendDescriptor_t plan,
+                         cudnnBackendDescriptor_t variant_pack);  // cudnnBackendExecute
 };
 
 // The loaded library, or nullptr with `why` saying what was tried and how to fix it. Thread-safe; searched
