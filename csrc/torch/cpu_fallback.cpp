@@ -261,6 +261,8 @@ void reset_fallback_stats() {
   g_fallback_counts.clear();
 }
 bool strict_mode() { return g_strict.load(); }
+bool trace_ops() { return g_trace_ops.load(std::memory_order_relaxed); }
+
 void read_op_path_switches() {
   g_strict.store(hal::env_flag("TORCH_HAL_STRICT", false));
   g_trace_ops.store(hal::env_flag("TORCH_HAL_TRACE_OPS", false));

@@ -25,6 +25,8 @@ std::map<std::string, int64_t> fallback_stats();
 void reset_fallback_stats();
 bool strict_mode();
 void set_strict_mode(bool strict);
+// Whether TORCH_HAL_TRACE_OPS asks for each op's path on stderr (kernels that choose a path say so too).
+bool trace_ops();
 // Reads TORCH_HAL_STRICT and TORCH_HAL_TRACE_OPS (at import); throws hal::Error(BadConfig) for a bad value.
 void read_op_path_switches();
 

@@ -368,9 +368,18 @@ enum {
                                line along dim sorted, stably (equal values keep their order), NaN above every
                                number; values may be x itself; (s) dim, descending (bool). An adapter may refuse
                                long lines (NOT_SUPPORTED) */
-  HAL_OP_TOPK = 1251        /* inputs x; outputs values, indices (x's shape with k along dim): the k largest
+  HAL_OP_TOPK = 1251,       /* inputs x; outputs values, indices (x's shape with k along dim): the k largest
                                (smallest) of each line in that order, ties by position, NaN above every number;
                                (s) dim, largest (bool) */
+  HAL_OP_ATTENTION = 1260,  /* fused softmax attention: inputs q [B, Hq, L, D], k [B, Hk, S, D], v [B, Hk, S, D]
+                               (Hq a multiple of Hk: query head h reads key/value head h / (Hq / Hk)), bias
+                               (absent, or [B, Hq, L, S] of any strides, broadcast with stride 0: added to the
+                               scores); outputs out [B, Hq, L, D], lse [B, Hq, L] (f32): out = softmax(scale * q k^T
+                               + bias, causal mask) v, lse the log of each row's softmax denominator, +inf where
+                               every key is masked (out 0 there); q, k, v, out of one dtype, last dim contiguous;
+                               (s) scale (double), causal (bool: key j of query i is masked where j > i) */
+  HAL_OP_ATTENTION_BACKWARD = 1261 /* inputs dout, q, k, v, out, lse, bias (as HAL_OP_ATTENTION's, bias may be
+                               absent); outputs dq, dk, dv (the shapes of q, k, v); (s) scale, causal */
 };
 
 /* ---------------------------------------------------------------------------------------------- */

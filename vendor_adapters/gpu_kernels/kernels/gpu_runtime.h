@@ -55,6 +55,7 @@ __device__ inline hip_bfloat16 atomicAdd(hip_bfloat16* address, hip_bfloat16 val
 #endif  // __HIPCC__
 // HIP's shuffles take no lane mask: every lane of the wavefront takes part, as with CUDA's full mask.
 #define __shfl_xor_sync(mask, value, lane_mask) __shfl_xor((value), (lane_mask))
+#define __shfl_sync(mask, value, src_lane, width) __shfl((value), (src_lane), (width))
 // A CUDA 11.7 hint for by-value kernel parameters; HIP has no such qualifier.
 #define __grid_constant__
 #else

@@ -1,0 +1,203 @@
+// scaled_dot_product_attention on hal through the adapter's fused attention (HAL_OP_ATTENTION and its
+// backward), as PyTorch lets an out-of-tree device serve it: SDPA asks the device's _fused_sdp_choice_stub
+// which backend to take, and "overrideable" sends it to _scaled_dot_product_fused_attention_overrideable,
+// whose derivative is the _backward op registered here too.
+//
+// The choice is the fused kernels wherever they take the arguments (and the user has not turned the
+// overrideable backend off with torch.nn.attention.sdpa_kernel), and ATen's math path otherwise, said on
+// stderr with the reason under TORCH_HAL_TRACE_OPS: dropout, a mask that requires grad, head dims above 256,
+// a value head dim other than the query's, symbolic shapes, host-accessible devices (whose math path runs
+// ATen's CPU kernels in place) and adapters without the kernels.
+#include <ATen/SDPBackend.h>
+#include <ATen/native/DispatchStub.h>
+#include <ATen/native/transformers/attention.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/where.h>
+#include <ATen/ops/zeros.h>
+#include <torch/library.h>
+
+#include <cmath>
+#include <iostream>
+#include <limits>
+
+#include "cpu_fallback.h"
+#include "hal_context.h"
+#include "native/native_first.h"
+#include "tensor_bridge.h"
+
+namespace torch_hal::native {
+namespace {
+
+using Tensors4 = std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor>;
+using ForwardResult = std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, c10::SymInt, c10::SymInt, at::Tensor,
+                                 at::Tensor, at::Tensor>;
+
+constexpr int64_t kMaxHeadDim = 256;  // attention.cu's limit
+
+bool is_kernel_dtype(at::ScalarType t) { return t == at::kFloat || t == at::kHalf || t == at::kBFloat16; }
+
+// Whether the adapter of hal:index says it has the fused attention op.
+bool adapter_has_attention(c10::DeviceIndex index) {
+  if (!has_native_kernels(index)) return false;
+  const hal::Device& dev = device(index);
+  const hal_adapter_t& table = dev.table();
+  if (table.op_supported == nullptr) return false;  // it could only be found out by launching
+  return table.op_supported(dev.local_index, HAL_OP_ATTENTION, nullptr, 0) == HAL_STATUS_SUCCESS;
+}
+
+// Why the fused kernels cannot take these arguments, or nullptr when they can.
+const char* math_path_reason(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                             const std::optional<at::Tensor>& mask, double dropout_p, bool enable_gqa) {
+  if (!at::globalContext().userEnabledOverrideableSDP()) return "the overrideable backend is turned off (sdpa_kernel)";
+  for (const at::Tensor* t : {&q, &k, &v}) {
+    if (t->unsafeGetTensorImpl()->has_symbolic_sizes_strides()) return "its shapes are symbolic";
+  }
+  if (is_host_accessible(q.device().index())) return "the device is host-accessible (ATen's CPU kernels run in place)";
+  if (!adapter_has_attention(q.device().index())) return "the device's adapter has no fused attention kernels";
+  if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4) return "its inputs are not [batch, heads, seq, dim]";
+  if (!is_kernel_dtype(q.scalar_type()) || k.scalar_type() != q.scalar_type() || v.scalar_type() != q.scalar_type()) {
+    return "its dtype is not float32, float16 or bfloat16 (the same for query, key and value)";
+  }
+  if (q.size(0) != k.size(0) || v.size(0) != k.size(0) || k.size(1) != v.size(1) || k.size(2) != v.size(2)) {
+    return "its key and value do not match the query's batch or each other";
+  }
+  if (q.size(3) != k.size(3) || v.size(3) != q.size(3)) return "its value head dim differs from the query's";
+  if (q.size(3) > kMaxHeadDim) return "its head dim is above 256";
+  if (q.size(1) != k.size(1) && (!enable_gqa || k.size(1) == 0 || q.size(1) % k.size(1) != 0)) {
+    return "query and key head counts differ without enable_gqa";
+  }
+  if (q.numel() == 0 || k.size(2) == 0) return "it is empty";
+  if (dropout_p > 0.0) return "it has dropout (the fused kernels have none yet)";
+  if (mask.has_value() && mask->defined()) {
+    if (mask->requires_grad()) return "its mask requires grad";
+    if (mask->dim() > 4) return "its mask has more than 4 dims";
+    if (mask->scalar_type() != at::kBool && !at::isFloatingType(mask->scalar_type())) return "its mask is not bool or floating";
+  }
+  return nullptr;
+}
+
+int64_t fused_sdp_choice(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                         const std::optional<at::Tensor>& mask, double dropout_p, bool /*is_causal*/,
+                         std::optional<double> /*scale*/, bool enable_gqa) {
+  const char* why = math_path_reason(q, k, v, mask, dropout_p, enable_gqa);
+  if (why == nullptr) return static_cast<int64_t>(at::SDPBackend::overrideable);
+  if (trace_ops()) {
+    std::cerr << "torch_hal: scaled_dot_product_attention on " << q.device() << " takes ATen's math path: " << why
+              << std::endl;
+  }
+  return static_cast<int64_t>(at::SDPBackend::math);
+}
+
+// The mask as scores to add, broadcast to [B, H, L, S] (a view: broadcast dims have stride 0); undefined
+// without one. A bool mask keeps where true, as SDPA's.
+at::Tensor additive_bias(const std::optional<at::Tensor>& mask, const at::Tensor& q, int64_t S) {
+  if (!mask.has_value() || !mask->defined()) return at::Tensor();
+  at::Tensor bias = *mask;
+  if (bias.scalar_type() == at::kBool) {
+    bias = at::where(bias, at::zeros({}, q.options()), at::full({}, -std::numeric_limits<double>::infinity(), q.options()));
+  }
+  return bias.expand({q.size(0), q.size(1), q.size(2), S});
+}
+
+// A [B, H, seq, D] operand with a contiguous last dim, as the kernels take it.
+at::Tensor rows_contiguous(const at::Tensor& t) { return t.stride(3) == 1 || t.size(3) == 1 ? t : t.contiguous(); }
+
+// An output laid out as PyTorch's meta function lays it out (empty_like the given layout), and the tensor the
+// kernel writes: the same, unless its last dim is not contiguous (then a dense one, copied over after).
+struct KernelOutput {
+  at::Tensor result, written;
+  explicit KernelOutput(const at::Tensor& like)
+      : result(at::empty_like(like)), written(result.stride(3) == 1 || result.size(3) == 1 ? result : at::empty_like(like, at::MemoryFormat::Contiguous)) {}
+  void finish() {
+    if (!written.is_same(result)) result.copy_(written);
+  }
+};
+
+void check_launched(bool launched, const at::Tensor& q, const char* what) {
+  TORCH_CHECK(launched, "torch_hal: the fused attention ", what, " on ", q.device(),
+              " declined its arguments after _fused_sdp_choice chose it (this is a bug in torch_hal; please report "
+              "it). Meanwhile run attention with `with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.MATH):`.");
+}
+
+void check_same_device(std::initializer_list<const at::Tensor*> tensors, const at::Tensor& q) {
+  for (const at::Tensor* t : tensors) {
+    if (!t->defined()) continue;
+    TORCH_CHECK(t->device() == q.device(), "scaled_dot_product_attention: expected every tensor on ", q.device(),
+                ", but one is on ", t->device(), "; move it with .to(\"", q.device(), "\")");
+  }
+}
+
+ForwardResult fused_attention(const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
+                              const std::optional<at::Tensor>& attn_bias, double dropout_p, bool is_causal,
+                              bool /*return_debug_mask*/, std::optional<double> scale) {
+  TORCH_CHECK(dropout_p == 0.0, "torch_hal: the fused attention on ", query.device(), " has no dropout; "
+              "_fused_sdp_choice sends attention with dropout to the math path");
+  TORCH_CHECK(query.dim() == 4 && key.dim() == 4 && value.dim() == 4,
+              "torch_hal: the fused attention takes [batch, heads, seq, dim] inputs");
+  const int64_t B = query.size(0), H = query.size(1), L = query.size(2), D = query.size(3), S = key.size(2);
+  const at::Tensor q = rows_contiguous(query), k = rows_contiguous(key), v = rows_contiguous(value);
+  const at::Tensor bias = additive_bias(attn_bias, query, S);
+  check_same_device({&k, &v, &bias}, q);
+  KernelOutput out(query);
+  at::Tensor lse = at::empty({B, H, L}, query.options().dtype(at::kFloat));
+  KernelArgs args;
+  args.input(q).input(k).input(v);
+  if (bias.defined()) args.input(bias);
+  else args.absent_input();
+  args.output(out.written).output(lse);
+  args.scalar(scale.has_value() ? *scale : 1.0 / std::sqrt(static_cast<double>(D))).scalar(is_causal);
+  check_launched(launch(query.device().index(), HAL_OP_ATTENTION, args), query, "forward");
+  out.finish();
+  const at::Tensor no_rng = at::empty({}, query.options().dtype(at::kLong).device(at::kCPU));
+  return ForwardResult(out.result, lse, at::Tensor(), at::Tensor(), c10::SymInt(L), c10::SymInt(S), no_rng, no_rng,
+                       at::Tensor());
+}
+
+Tensors4 fused_attention_backward(const at::Tensor& grad_out, const at::Tensor& query, const at::Tensor& key,
+                                  const at::Tensor& value, const at::Tensor& attn_bias,
+                                  std::array<bool, 4> grad_input_mask, const at::Tensor& out,
+                                  const at::Tensor& logsumexp, const at::Tensor& /*cum_seq_q*/,
+                                  const at::Tensor& /*cum_seq_k*/, int64_t /*max_q*/, int64_t /*max_k*/,
+                                  double dropout_p, bool is_causal, const at::Tensor& /*philox_seed*/,
+                                  const at::Tensor& /*philox_offset*/, std::optional<double> scale) {
+  TORCH_CHECK(dropout_p == 0.0, "torch_hal: the fused attention on ", query.device(), " has no dropout");
+  TORCH_CHECK(!grad_input_mask[3], "torch_hal: the fused attention computes no gradient of its mask; "
+              "_fused_sdp_choice sends masks that require grad to the math path");
+  const int64_t D = query.size(3), S = key.size(2);
+  const at::Tensor q = rows_contiguous(query), k = rows_contiguous(key), v = rows_contiguous(value);
+  const at::Tensor dout = rows_contiguous(grad_out), o = rows_contiguous(out);
+  const at::Tensor lse = logsumexp.contiguous();
+  const at::Tensor bias =
+      additive_bias(attn_bias.defined() ? std::optional<at::Tensor>(attn_bias) : std::nullopt, query, S);
+  check_same_device({&k, &v, &dout, &o, &lse, &bias}, q);
+  KernelOutput dq(query), dk(key), dv(value);
+  KernelArgs args;
+  args.input(dout).input(q).input(k).input(v).input(o).input(lse);
+  if (bias.defined()) args.input(bias);
+  else args.absent_input();
+  args.output(dq.written).output(dk.written).output(dv.written);
+  args.scalar(scale.has_value() ? *scale : 1.0 / std::sqrt(static_cast<double>(D))).scalar(is_causal);
+  check_launched(launch(query.device().index(), HAL_OP_ATTENTION_BACKWARD, args), query, "backward");
+  dq.finish();
+  dk.finish();
+  dv.finish();
+  return Tensors4(grad_input_mask[0] ? dq.result : at::Tensor(), grad_input_mask[1] ? dk.result : at::Tensor(),
+                  grad_input_mask[2] ? dv.result : at::Tensor(), at::Tensor());
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  impl_recorded(m, Route::AdapterFirst, "_scaled_dot_product_fused_attention_overrideable",
+                TORCH_FN(fused_attention), launches(HAL_OP_ATTENTION));
+  impl_recorded(m, Route::AdapterFirst, "_scaled_dot_product_fused_attention_overrideable_backward",
+                TORCH_FN(fused_attention_backward), launches(HAL_OP_ATTENTION_BACKWARD));
+}
+
+}  // namespace torch_hal::native
+
+namespace at::native {
+REGISTER_PRIVATEUSE1_DISPATCH(_fused_sdp_choice_stub, &torch_hal::native::fused_sdp_choice)
+}  // namespace at::native
