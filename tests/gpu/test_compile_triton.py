@@ -57,6 +57,28 @@ def test_models_forward_and_backward_match_eager(triton_device, name):
         torch.testing.assert_close(gpu_model.state_dict()[key].cpu(), buffer, rtol=2e-3, atol=2e-4, msg=key)
 
 
+def test_channels_last_convolutions_under_layout_optimization(triton_device):
+    """Inductor's layout optimization makes convolution operands channels-last; the compiled graph checks each
+    hal convolution's output against the layout the fake convolution predicts (torch_hal/compile/conv_layout.py)."""
+    build, shape = compile_models.MODELS["conv_net"]
+    torch.manual_seed(0)
+    cpu_model = build(2)
+    gpu_model = build(2)
+    gpu_model.load_state_dict(cpu_model.state_dict())
+    gpu_model.to(triton_device)
+    x = torch.randn(shape(2), generator=torch.Generator().manual_seed(1))
+    with torch._inductor.config.patch(force_layout_optimization=True):
+        compiled = torch.compile(gpu_model)
+        for memory_format in (torch.contiguous_format, torch.channels_last):
+            cpu_model.zero_grad()
+            gpu_model.zero_grad()
+            expected = _step(cpu_model, x)
+            got = _step(compiled, x.to(triton_device).contiguous(memory_format=memory_format))
+            torch.testing.assert_close(got.detach().cpu(), expected.detach(), rtol=2e-3, atol=2e-4)
+            for (key, p), (_, q) in zip(cpu_model.named_parameters(), gpu_model.named_parameters()):
+                torch.testing.assert_close(q.grad.cpu(), p.grad, rtol=2e-3, atol=2e-4, msg=f"grad of {key}")
+
+
 def test_dynamic_shapes_and_graph_break(triton_device):
     counter = torch._dynamo.testing.CompileCounterWithBackend("inductor")
 

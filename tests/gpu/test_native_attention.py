@@ -28,7 +28,7 @@ class OpsSeen(TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
-def attention_case(gpu_device, dtype, B, Hq, Hk, L, S, D, causal=False, mask=None, strided=False, scale=None):
+def attention_case(gpu_device, native, dtype, B, Hq, Hk, L, S, D, causal=False, mask=None, strided=False, scale=None):
     """Runs SDPA forward and backward on the GPU (in strict mode) and in float64 on the CPU; returns the ops
     the GPU run dispatched. The inputs are the same values on both sides (rounded to dtype once)."""
     q, k, v = (make(shape, dtype, seed=s, low=-1, high=1) for s, shape in
@@ -65,26 +65,26 @@ def attention_case(gpu_device, dtype, B, Hq, Hk, L, S, D, causal=False, mask=Non
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("D", [16, 64, 80, 128, 256])
 def test_head_dims_and_dtypes(gpu_device, native, dtype, D):
-    ops = attention_case(gpu_device, dtype, B=2, Hq=3, Hk=3, L=37, S=37, D=D)
+    ops = attention_case(gpu_device, native, dtype, B=2, Hq=3, Hk=3, L=37, S=37, D=D)
     assert FUSED in ops and FUSED_BACKWARD in ops
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 @pytest.mark.parametrize("L,S", [(64, 64), (1, 70), (70, 33), (130, 260)])
 def test_causal(gpu_device, native, dtype, L, S):
-    ops = attention_case(gpu_device, dtype, B=2, Hq=4, Hk=4, L=L, S=S, D=64, causal=True)
+    ops = attention_case(gpu_device, native, dtype, B=2, Hq=4, Hk=4, L=L, S=S, D=64, causal=True)
     assert FUSED in ops
 
 
 def test_strided_inputs_and_scale(gpu_device, native):
-    ops = attention_case(gpu_device, torch.float32, B=2, Hq=4, Hk=4, L=48, S=48, D=64, strided=True, scale=0.3,
+    ops = attention_case(gpu_device, native, torch.float32, B=2, Hq=4, Hk=4, L=48, S=48, D=64, strided=True, scale=0.3,
                          causal=True)
     assert FUSED in ops
 
 
 @pytest.mark.parametrize("Hq,Hk", [(8, 2), (6, 1)])
 def test_grouped_query_heads(gpu_device, native, Hq, Hk):
-    ops = attention_case(gpu_device, torch.float32, B=2, Hq=Hq, Hk=Hk, L=40, S=40, D=32, causal=True)
+    ops = attention_case(gpu_device, native, torch.float32, B=2, Hq=Hq, Hk=Hk, L=40, S=40, D=32, causal=True)
     assert FUSED in ops
 
 
@@ -92,14 +92,14 @@ def test_grouped_query_heads(gpu_device, native, Hq, Hk):
 def test_boolean_masks_broadcast(gpu_device, native, shape):
     mask = torch.rand(shape, generator=torch.Generator().manual_seed(5)) > 0.3
     mask[..., 0] = True  # every query keeps a key (a fully masked row is NaN on the CPU's math path)
-    ops = attention_case(gpu_device, torch.float32, B=2, Hq=3, Hk=3, L=20, S=50, D=64, mask=mask)
+    ops = attention_case(gpu_device, native, torch.float32, B=2, Hq=3, Hk=3, L=20, S=50, D=64, mask=mask)
     assert FUSED in ops
 
 
 def test_additive_mask(gpu_device, native):
     mask = torch.randn(2, 3, 20, 50, generator=torch.Generator().manual_seed(6))
     mask[:, :, :, 10:20] = float("-inf")
-    ops = attention_case(gpu_device, torch.bfloat16, B=2, Hq=3, Hk=3, L=20, S=50, D=64, mask=mask)
+    ops = attention_case(gpu_device, native, torch.bfloat16, B=2, Hq=3, Hk=3, L=20, S=50, D=64, mask=mask)
     assert FUSED in ops
 
 

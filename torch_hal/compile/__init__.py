@@ -4,7 +4,8 @@ install() (run by `import torch_hal`) registers, as soon as PyTorch loads its co
 earlier (importing it costs seconds):
   - the hal device interface of torch._dynamo (device_interface.py), for guards, streams, events and device
     properties in compiled code;
-  - Inductor's code generation for hal (inductor_backends.py), chosen by the adapter of each graph's device.
+  - Inductor's code generation for hal (inductor_backends.py), chosen by the adapter of each graph's device;
+  - hal's convolution output layouts for fake tensors (conv_layout.py), which compiled graphs check against.
 
 The eager and aot_eager backends need nothing more than the device itself.
 """
@@ -23,6 +24,13 @@ def _register_inductor_backends(module) -> None:
     inductor_backends.register()
 
 
+def _register_conv_layout(module) -> None:
+    from torch_hal.compile import conv_layout
+
+    conv_layout.install(module)
+
+
 def install() -> None:
     after_import("torch._dynamo.device_interface", _register_device_interface)
+    after_import("torch._subclasses.fake_impls", _register_conv_layout)
     after_import("torch._inductor.codegen.common", _register_inductor_backends)

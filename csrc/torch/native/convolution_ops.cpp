@@ -2,14 +2,14 @@
 // nn.Conv1d/2d/3d and nn.ConvTranspose1d/2d/3d reach, forward and backward, with groups, dilation, padding
 // and channels-last tensors.
 //
-// As torch.cuda's cuDNN path: the input and weight are made dense in one memory format (the one PyTorch's
-// fake convolution picks for the device, see conv_args), the output has that format, and the bias is added (and its gradient summed) by the elementwise and reduction kernels. A transposed
+// As torch.cuda's cuDNN path: the input and weight are made dense in one memory format (channels-last
+// when either of them suggests it, cudnn_conv_suggest_memory_format), the output has that format, and the
+// bias is added (and its gradient summed) by the elementwise and reduction kernels. A transposed
 // convolution is the gradient of a convolution: its forward is BACKWARD_INPUT with the input as dy, its
 // input gradient a CONVOLUTION, its weight gradient BACKWARD_WEIGHT with the two activations swapped.
 // What the adapter does not take (no cuDNN, dtypes, int32 overflow, unusual arguments that ATen's checks
 // would reject) takes the op's earlier path: the CPU kernel, counted as a fallback, which raises ATen's
 // errors.
-#include <ATen/native/ConvUtils.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/sum.h>
 #include <c10/core/SymIntArrayRef.h>
@@ -71,11 +71,13 @@ std::optional<ConvArgs> conv_args(const at::Tensor& input, const at::Tensor& wei
   } else {
     a.output_padding.assign(a.spatial, 0);
   }
-  // The layout PyTorch's fake convolution gives a hal device's output (fake_impls.py asks
-  // _determine_backend_memory_format for the Overrideable backend, which every PrivateUse1 device gets):
-  // compiled graphs check real outputs against it, so eager and compiled agree by asking the same question.
-  if (nd == 4 || nd == 5) {
-    a.format = at::native::_determine_backend_memory_format(input, weight, at::native::ConvBackend::Overrideable);
+  // cudnn_conv_suggest_memory_format: channels-last when either operand is (4-D and 5-D only).
+  if (nd == 4 && (input.suggest_memory_format() == at::MemoryFormat::ChannelsLast ||
+                  weight.suggest_memory_format() == at::MemoryFormat::ChannelsLast)) {
+    a.format = at::MemoryFormat::ChannelsLast;
+  } else if (nd == 5 && (input.suggest_memory_format() == at::MemoryFormat::ChannelsLast3d ||
+                         weight.suggest_memory_format() == at::MemoryFormat::ChannelsLast3d)) {
+    a.format = at::MemoryFormat::ChannelsLast3d;
   }
   return a;
 }
