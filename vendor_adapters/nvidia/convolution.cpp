@@ -4,7 +4,11 @@
 // nothing queued, so the core falls back.
 #include "convolution.h"
 
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,6 +21,36 @@
 #include "kernels/adapter_services.h"
 
 namespace hal_nvidia {
+namespace {
+
+// TORCH_HAL_TRACE_OPS (the torch_hal switch that prints each op's path) also names the convolutions that take
+// the legacy route: they cost about 100 us more host time per call.
+bool trace_ops() {
+  static const bool on = [] {
+    const char* v = std::getenv("TORCH_HAL_TRACE_OPS");
+    return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0 && std::strcmp(v, "false") != 0;
+  }();
+  return on;
+}
+
+std::string describe(hal_op_t op, const ConvProblem& p) {
+  std::ostringstream out;
+  out << "op " << op << ", dtype " << p.dtype << (p.tf32 ? " (TF32)" : "") << ", groups " << p.groups;
+  const auto list = [&out](const char* name, const int* values, int n) {
+    out << ", " << name << " [";
+    for (int i = 0; i < n; ++i) out << (i ? "," : "") << values[i];
+    out << "]";
+  };
+  list("x", p.x, p.ndim);
+  list("x strides", p.x_strides, p.ndim);
+  list("w", p.w, p.ndim);
+  list("w strides", p.w_strides, p.ndim);
+  list("y strides", p.y_strides, p.ndim);
+  list("alignment", p.alignment, 3);
+  return out.str();
+}
+
+}  // namespace
 
 hal_status_t launch_convolution(const hal_gpu::OpCall& call) {
   ConvProblem p;
@@ -42,6 +76,10 @@ hal_status_t launch_convolution(const hal_gpu::OpCall& call) {
       return s;
     }
     plan = made.get();
+    if (!plan && trace_ops()) {
+      std::cerr << "torch_hal (NVIDIA adapter): " << last_error() << "; cuDNN's legacy API runs it (" << describe(call.op, p)
+                << ")" << std::endl;
+    }
     context.remember_plan(key, std::move(made));
   }
   if (!plan) return run_legacy_convolution(*api, handle, context, call, p, t, key);

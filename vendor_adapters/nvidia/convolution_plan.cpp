@@ -187,10 +187,16 @@ hal_status_t make_convolution_plan(const CudnnApi& api, cudnnHandle_t handle, ha
   if (!b.ok()) return b.result();
 
   // The instant heuristics first (what torch.cuda asks by default), then cuDNN's fallback list.
+  int offered = 0, passed_over = 0;
+  std::string last_failure = "none";
   for (int mode : {kCudnnHeuristicsInstant, kCudnnHeuristicsFallback}) {
     Builder heuristics(api);
     for (BackendDescriptor& config : engine_configs(api, heuristics, graph, mode)) {
-      if (!allowed(api, p, config)) continue;
+      ++offered;
+      if (!allowed(api, p, config)) {
+        ++passed_over;
+        continue;
+      }
       Builder attempt(api);
       BackendDescriptor plan = attempt.make(kCudnnExecutionPlanDescriptor);
       attempt.set(plan, kCudnnPlanHandle, kCudnnTypeHandle, 1, &handle);
@@ -199,6 +205,10 @@ hal_status_t make_convolution_plan(const CudnnApi& api, cudnnHandle_t handle, ha
       int64_t count = 0;
       if (!attempt.ok() || api.backend_get(plan.get(), kCudnnPlanWorkspaceSize, kCudnnTypeInt64, 1, &count,
                                            &made->workspace_bytes) != kCudnnSuccess) {
+        if (!attempt.ok()) {
+          attempt.result();  // records cuDNN's message
+          last_failure = last_error();
+        }
         continue;  // this engine cannot run the problem; the next may
       }
       made->plan = std::move(plan);
@@ -209,8 +219,10 @@ hal_status_t make_convolution_plan(const CudnnApi& api, cudnnHandle_t handle, ha
       return HAL_STATUS_SUCCESS;
     }
   }
-  return fail(HAL_STATUS_NOT_SUPPORTED, "cuDNN's graph API built no execution plan for this convolution (op " +
-                                            std::to_string(op) + ")");
+  return fail(HAL_STATUS_NOT_SUPPORTED, "cuDNN's graph API built no execution plan for this convolution: its "
+                                        "heuristics offered " + std::to_string(offered) + " engine configs, " +
+                                        std::to_string(passed_over) + " passed over for TF32; last failure: " +
+                                        last_failure);
 }
 
 hal_status_t run_convolution_plan(const CudnnApi& api, cudnnHandle_t handle, const ConvPlan& plan,
