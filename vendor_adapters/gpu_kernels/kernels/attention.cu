@@ -17,6 +17,9 @@
 // With p = exp(scale * q.k + bias - lse) and dp = dout . v: dv_j = sum_i p dout_i, ds = p (dp - delta_i),
 // dq_i = scale sum_j ds k_j, dk_j = scale sum_i ds q_i.
 //
+// The sums of dout . v that the backward needs for 32 keys (queries) at once are reduced across the warp with
+// one reduce-scatter (31 shuffles) rather than a warp sum each.
+//
 // f32, f16 and bf16 storage; every sum in f32. Head dims up to 256 (DPL 1, 2, 4 or 8 per lane). Warps are
 // logical 32-lane warps (gpu_runtime.h): on AMD's 64-wide wavefronts a wavefront runs two rows.
 #include <cmath>
@@ -28,6 +31,14 @@
 
 namespace hal_gpu {
 namespace {
+
+// Four iterations at a time of the loops over a tile's rows, for the loads' latency; only where the compiler
+// does it for loops that shuffle (nvcc: clang declines to partially unroll loops with convergent operations).
+#if defined(HAL_GPU_HIP)
+#define HAL_UNROLL_4
+#else
+#define HAL_UNROLL_4 _Pragma("unroll 4")
+#endif
 
 constexpr int kLanes = 32;                   // a logical warp
 constexpr int kRows = 8;                     // warps per block: query rows (forward, dq) or key rows (dk, dv)
@@ -56,6 +67,38 @@ __device__ __forceinline__ float bias_at(const Geometry& g, int64_t b, int64_t h
 }
 
 __device__ __forceinline__ float shuffle(float v, int lane) { return __shfl_sync(0xffffffffu, v, lane, kLanes); }
+
+// sum_d row[d] * tile[d][lane]: the row broadcast from shared memory, the tile's column of this lane. Four
+// partial sums, so that the FMAs do not wait on each other.
+__device__ __forceinline__ float dot_with_column(const float* row, const float* tile, int64_t D, int lane) {
+  float a0 = 0.f, a1 = 0.f, a2 = 0.f, a3 = 0.f;
+  int64_t d = 0;
+  for (; d + 4 <= D; d += 4) {
+    a0 += row[d] * tile[d * kTileStride + lane];
+    a1 += row[d + 1] * tile[(d + 1) * kTileStride + lane];
+    a2 += row[d + 2] * tile[(d + 2) * kTileStride + lane];
+    a3 += row[d + 3] * tile[(d + 3) * kTileStride + lane];
+  }
+  for (; d < D; ++d) a0 += row[d] * tile[d * kTileStride + lane];
+  return (a0 + a1) + (a2 + a3);
+}
+
+// Each lane holds its partial sums of 32 quantities (part[k] for quantity k); afterwards lane k's part[0] is
+// the warp's total of quantity k. A reduce-scatter: 31 shuffles for all 32 sums, where a warp_sum each would
+// take 160.
+__device__ __forceinline__ float reduce_scatter(float (&part)[kTile], int lane) {
+#pragma unroll
+  for (int width = kTile / 2; width >= 1; width /= 2) {
+    const bool upper = (lane & width) != 0;
+#pragma unroll
+    for (int k = 0; k < width; ++k) {
+      const float send = upper ? part[k] : part[k + width];
+      const float keep = upper ? part[k + width] : part[k];
+      part[k] = keep + __shfl_xor_sync(0xffffffffu, send, width);
+    }
+  }
+  return part[0];
+}
 
 // rows [0, 32) of a [seq, D] operand starting at `first`, transposed into tile[d * kTileStride + r] as floats
 // (rows past `count` as zeros); every thread of the block takes part.
@@ -101,8 +144,7 @@ __global__ void __launch_bounds__(kThreads) attention_forward(const T* q, const 
     const bool valid = j < g.S && (!g.causal || j <= i);
     float s = -INFINITY;
     if (valid) {
-      float dot = 0.f;
-      for (int64_t d = 0; d < g.D; ++d) dot += q_rows[warp * g.D + d] * k_tile[d * kTileStride + lane];
+      const float dot = dot_with_column(q_rows + warp * g.D, k_tile, g.D, lane);
       s = g.bias ? dot + bias_at(g, b, h, i, j) : dot;
     }
     const float m_new = fmaxf(m, warp_max(s));
@@ -115,6 +157,7 @@ __global__ void __launch_bounds__(kThreads) attention_forward(const T* q, const 
     for (int t = 0; t < DPL; ++t) acc[t] *= correction;
     const int64_t limit = g.causal ? (i + 1 < g.S ? i + 1 : g.S) : g.S;
     const int keys = static_cast<int>(limit - j0 < kTile ? limit - j0 : kTile);
+HAL_UNROLL_4
     for (int jj = 0; jj < keys; ++jj) {
       const float pj = shuffle(p, jj);
       const T* vr = vb + (j0 + jj) * g.v[2];
@@ -187,24 +230,26 @@ __global__ void __launch_bounds__(kThreads) attention_backward_dq(const T* dout,
     // p for key lane, then dp for every key of the tile (each lane keeps its own key's).
     float p = 0.f;
     if (lane < keys) {
-      float dot = 0.f;
-      for (int64_t d = 0; d < g.D; ++d) dot += q_rows[warp * g.D + d] * k_tile[d * kTileStride + lane];
+      const float dot = dot_with_column(q_rows + warp * g.D, k_tile, g.D, lane);
       const float s = g.bias ? dot + bias_at(g, b, h, i, j0 + lane) : dot;
       p = expf(s - row_lse);
     }
-    float dp = 0.f;
-    for (int jj = 0; jj < keys; ++jj) {
-      const T* vr = vb + (j0 + jj) * g.v[2];
-      float partial = 0.f;
+    float part[kTile];
 #pragma unroll
-      for (int t = 0; t < DPL; ++t) {
-        const int64_t d = lane + kLanes * t;
-        if (d < g.D) partial += dout_row[t] * to_acc<float>(vr[d]);
+    for (int jj = 0; jj < kTile; ++jj) {
+      part[jj] = 0.f;
+      if (jj < keys) {
+        const T* vr = vb + (j0 + jj) * g.v[2];
+#pragma unroll
+        for (int t = 0; t < DPL; ++t) {
+          const int64_t d = lane + kLanes * t;
+          if (d < g.D) part[jj] += dout_row[t] * to_acc<float>(vr[d]);
+        }
       }
-      const float total = warp_sum(partial);
-      if (lane == jj) dp = total;
     }
+    const float dp = reduce_scatter(part, lane);  // dout_i . v_j for this lane's key
     const float ds = p * (dp - row_delta) * g.scale;
+HAL_UNROLL_4
     for (int jj = 0; jj < keys; ++jj) {
       const float dsj = shuffle(ds, jj);
 #pragma unroll
@@ -267,31 +312,34 @@ __global__ void __launch_bounds__(kThreads) attention_backward_dkdv(const T* dou
       if (lane < queries && (!g.causal || j <= i)) {
         const float row_lse = lse[bh * g.L + i];
         if (row_lse != INFINITY) {
-          float dot = 0.f;
-          for (int64_t d = 0; d < g.D; ++d) dot += k_rows[warp * g.D + d] * q_tile[d * kTileStride + lane];
+          const float dot = dot_with_column(k_rows + warp * g.D, q_tile, g.D, lane);
           const float s = g.bias ? dot + bias_at(g, b, h, i, j) : dot;
           p = expf(s - row_lse);
           row_delta = delta[bh * g.L + i];
         }
       }
       if (warp_max(p) == 0.f) continue;  // no query of the tile attends to this key
-      float dp = 0.f;
-      for (int ii = 0; ii < queries; ++ii) {
-        const T* dor = dob + (i0 + ii) * g.dout[2];
-        float partial = 0.f, pi = shuffle(p, ii);
+      float part[kTile];
 #pragma unroll
-        for (int t = 0; t < DPL; ++t) {
-          const int64_t d = lane + kLanes * t;
-          if (d < g.D) {
-            const float dout_value = to_acc<float>(dor[d]);
-            partial += dout_value * v_row[t];
-            grad_v[t] += pi * dout_value;
+      for (int ii = 0; ii < kTile; ++ii) {
+        part[ii] = 0.f;
+        const float pi = shuffle(p, ii);
+        if (ii < queries) {
+          const T* dor = dob + (i0 + ii) * g.dout[2];
+#pragma unroll
+          for (int t = 0; t < DPL; ++t) {
+            const int64_t d = lane + kLanes * t;
+            if (d < g.D) {
+              const float dout_value = to_acc<float>(dor[d]);
+              part[ii] += dout_value * v_row[t];
+              grad_v[t] += pi * dout_value;
+            }
           }
         }
-        const float total = warp_sum(partial);
-        if (lane == ii) dp = total;
       }
+      const float dp = reduce_scatter(part, lane);  // dout_i . v_j for this lane's query
       const float ds = p * (dp - row_delta) * g.scale;
+HAL_UNROLL_4
       for (int ii = 0; ii < queries; ++ii) {
         const float dsi = shuffle(ds, ii);
 #pragma unroll
