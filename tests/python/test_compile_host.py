@@ -200,3 +200,21 @@ def test_without_host_access_inductor_names_aot_eager():
         TORCH_HAL_HOST_ACCESSIBLE="0", HAL_VISIBLE_DEVICES="host:0")
     assert result.returncode == 0, result.stderr
     assert "ERROR" in result.stdout and 'backend="aot_eager"' in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize("input_format", [torch.contiguous_format, torch.channels_last])
+@pytest.mark.parametrize("weight_format", [torch.contiguous_format, torch.channels_last])
+def test_fake_convolution_predicts_the_layout_hal_returns(input_format, weight_format):
+    """Compiled graphs check real outputs against fake ones. PyTorch 2.11's fake convolution alone calls every
+    PrivateUse1 output contiguous (torch_hal/compile/conv_layout.py tells it hal's rule; 2.13 has the same rule
+    itself); the Triton suite checks the same on the GPU, under Inductor's layout optimization."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    device = host_device()
+    x = torch.randn(2, 3, 8, 8).to(device).contiguous(memory_format=input_format)
+    w = torch.randn(4, 3, 3, 3).to(device).contiguous(memory_format=weight_format)
+    args = (None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1)
+    real = torch.ops.aten.convolution(x, w, *args)
+    with FakeTensorMode() as mode:
+        fake = torch.ops.aten.convolution(mode.from_tensor(x), mode.from_tensor(w), *args)
+    assert fake.device == device and fake.stride() == real.stride(), (fake.stride(), real.stride())
