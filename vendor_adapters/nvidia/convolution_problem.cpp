@@ -49,16 +49,22 @@ bool geometry(const hal_tensor_t& t, int ndim, int* sizes, int* strides) {
   return fits_int(span);
 }
 
-// Whether sizes/strides are dense in NCHW order (nhwc false) or NHWC order (C fastest, then the spatial dims
-// from last to first, then N); dims of size 1 may have any stride.
-bool dense_in(const int* sizes, const int* strides, int ndim, bool nhwc) {
-  int order[kMaxConvDims], n = 0;
+// The dims from fastest to slowest of the NCHW layout (nhwc false: the spatial dims from last to first, then C,
+// then N) or the NHWC layout (C first, then the spatial dims, then N); ndim of them.
+void layout_order(int ndim, bool nhwc, int* order) {
+  int n = 0;
   if (nhwc) order[n++] = 1;
   for (int d = ndim - 1; d > 1; --d) order[n++] = d;
   if (!nhwc) order[n++] = 1;
-  order[n++] = 0;
+  order[n] = 0;
+}
+
+// Whether sizes/strides are dense in the NCHW or NHWC layout; dims of size 1 may have any stride.
+bool dense_in(const int* sizes, const int* strides, int ndim, bool nhwc) {
+  int order[kMaxConvDims];
+  layout_order(ndim, nhwc, order);
   int64_t expected = 1;
-  for (int k = 0; k < n; ++k) {
+  for (int k = 0; k < ndim; ++k) {
     const int d = order[k];
     if (sizes[d] != 1 && strides[d] != expected) return false;
     expected *= sizes[d];
@@ -70,13 +76,10 @@ bool dense_in(const int* sizes, const int* strides, int ndim, bool nhwc) {
 // fixSizeOneDimStride): cuDNN picks its fast kernels for packed layouts, and a size-1 dim's stride is
 // arbitrary in PyTorch.
 void fix_size_one_strides(const int* sizes, int* strides, int ndim, bool nhwc) {
-  int order[kMaxConvDims], n = 0;
-  if (nhwc) order[n++] = 1;
-  for (int d = ndim - 1; d > 1; --d) order[n++] = d;
-  if (!nhwc) order[n++] = 1;
-  order[n++] = 0;
+  int order[kMaxConvDims];
+  layout_order(ndim, nhwc, order);
   int64_t z = 1;
-  for (int k = 0; k < n; ++k) {
+  for (int k = 0; k < ndim; ++k) {
     const int d = order[k];
     if (sizes[d] == 1) {
       if (fits_int(z)) strides[d] = static_cast<int>(z);
@@ -125,14 +128,14 @@ bool parse(const hal_gpu::OpCall& call, ConvProblem* p, const hal_tensor_t** x, 
     p->pad[d + lift] = static_cast<int>(pad);
     p->dilation[d + lift] = static_cast<int>(dil);
   }
-  int* w_strides = p->w_strides;
   if (!geometry(**x, p->ndim, p->x, p->x_strides) || !geometry(**y, p->ndim, p->y, p->y_strides) ||
-      !geometry(**w, p->ndim, p->w, w_strides)) {
+      !geometry(**w, p->ndim, p->w, p->w_strides)) {
     return false;
   }
   // The filter is packed in one of cuDNN's two formats; where both describe it (a 1x1 kernel, one input
   // channel), the input's layout decides, so that cuDNN sees one layout throughout.
-  const bool w_first = dense_in(p->w, w_strides, p->ndim, false), w_last = dense_in(p->w, w_strides, p->ndim, true);
+  const bool w_first = dense_in(p->w, p->w_strides, p->ndim, false);
+  const bool w_last = dense_in(p->w, p->w_strides, p->ndim, true);
   if (!w_first && !w_last) return false;
   const bool x_last = dense_in(p->x, p->x_strides, p->ndim, true) && !dense_in(p->x, p->x_strides, p->ndim, false);
   const bool nhwc = w_last && (!w_first || x_last);
