@@ -92,28 +92,42 @@ int64_t fused_sdp_choice(const at::Tensor& q, const at::Tensor& k, const at::Ten
 
 // The mask as scores to add, broadcast to [B, H, L, S] (a view: broadcast dims have stride 0); undefined
 // without one. A bool mask keeps where true, as SDPA's.
-at::Tensor additive_bias(const std::optional<at::Tensor>& mask, const at::Tensor& q, int64_t S) {
-  if (!mask.has_value() || !mask->defined()) return at::Tensor();
-  at::Tensor bias = *mask;
+at::Tensor additive_bias(const at::Tensor& mask, const at::Tensor& q, int64_t S) {
+  if (!mask.defined()) return at::Tensor();
+  at::Tensor bias = mask;
   if (bias.scalar_type() == at::kBool) {
     bias = at::where(bias, at::zeros({}, q.options()), at::full({}, -std::numeric_limits<double>::infinity(), q.options()));
   }
   return bias.expand({q.size(0), q.size(1), q.size(2), S});
 }
 
+bool last_dim_contiguous(const at::Tensor& t) { return t.stride(3) == 1 || t.size(3) == 1; }
+
 // A [B, H, seq, D] operand with a contiguous last dim, as the kernels take it.
-at::Tensor rows_contiguous(const at::Tensor& t) { return t.stride(3) == 1 || t.size(3) == 1 ? t : t.contiguous(); }
+at::Tensor rows_contiguous(const at::Tensor& t) { return last_dim_contiguous(t) ? t : t.contiguous(); }
 
 // An output laid out as PyTorch's meta function lays it out (empty_like the given layout), and the tensor the
 // kernel writes: the same, unless its last dim is not contiguous (then a dense one, copied over after).
 struct KernelOutput {
   at::Tensor result, written;
   explicit KernelOutput(const at::Tensor& like)
-      : result(at::empty_like(like)), written(result.stride(3) == 1 || result.size(3) == 1 ? result : at::empty_like(like, at::MemoryFormat::Contiguous)) {}
+      : result(at::empty_like(like)),
+        written(last_dim_contiguous(result) ? result : at::empty_like(like, at::MemoryFormat::Contiguous)) {}
   void finish() {
     if (!written.is_same(result)) result.copy_(written);
   }
 };
+
+// What the forward and backward ops take the same way (adapter.h): the bias input, or its absence; and the
+// scalars, the scale (SDPA's default 1/sqrt(D) where none is given) and the causal flag.
+void add_bias(KernelArgs& args, const at::Tensor& bias) {
+  if (bias.defined()) args.input(bias);
+  else args.absent_input();
+}
+
+void add_scalars(KernelArgs& args, std::optional<double> scale, int64_t D, bool is_causal) {
+  args.scalar(scale.has_value() ? *scale : 1.0 / std::sqrt(static_cast<double>(D))).scalar(is_causal);
+}
 
 void check_launched(bool launched, const at::Tensor& q, const char* what) {
   TORCH_CHECK(launched, "torch_hal: the fused attention ", what, " on ", q.device(),
@@ -138,16 +152,15 @@ ForwardResult fused_attention(const at::Tensor& query, const at::Tensor& key, co
               "torch_hal: the fused attention takes [batch, heads, seq, dim] inputs");
   const int64_t B = query.size(0), H = query.size(1), L = query.size(2), D = query.size(3), S = key.size(2);
   const at::Tensor q = rows_contiguous(query), k = rows_contiguous(key), v = rows_contiguous(value);
-  const at::Tensor bias = additive_bias(attn_bias, query, S);
+  const at::Tensor bias = additive_bias(attn_bias.value_or(at::Tensor()), query, S);
   check_same_device({&k, &v, &bias}, q);
   KernelOutput out(query);
   at::Tensor lse = at::empty({B, H, L}, query.options().dtype(at::kFloat));
   KernelArgs args;
   args.input(q).input(k).input(v);
-  if (bias.defined()) args.input(bias);
-  else args.absent_input();
+  add_bias(args, bias);
   args.output(out.written).output(lse);
-  args.scalar(scale.has_value() ? *scale : 1.0 / std::sqrt(static_cast<double>(D))).scalar(is_causal);
+  add_scalars(args, scale, D, is_causal);
   check_launched(launch(query.device().index(), HAL_OP_ATTENTION, args), query, "forward");
   out.finish();
   const at::Tensor no_rng = at::empty({}, query.options().dtype(at::kLong).device(at::kCPU));
@@ -169,16 +182,14 @@ Tensors4 fused_attention_backward(const at::Tensor& grad_out, const at::Tensor& 
   const at::Tensor q = rows_contiguous(query), k = rows_contiguous(key), v = rows_contiguous(value);
   const at::Tensor dout = rows_contiguous(grad_out), o = rows_contiguous(out);
   const at::Tensor lse = logsumexp.contiguous();
-  const at::Tensor bias =
-      additive_bias(attn_bias.defined() ? std::optional<at::Tensor>(attn_bias) : std::nullopt, query, S);
+  const at::Tensor bias = additive_bias(attn_bias, query, S);
   check_same_device({&k, &v, &dout, &o, &lse, &bias}, q);
   KernelOutput dq(query), dk(key), dv(value);
   KernelArgs args;
   args.input(dout).input(q).input(k).input(v).input(o).input(lse);
-  if (bias.defined()) args.input(bias);
-  else args.absent_input();
+  add_bias(args, bias);
   args.output(dq.written).output(dk.written).output(dv.written);
-  args.scalar(scale.has_value() ? *scale : 1.0 / std::sqrt(static_cast<double>(D))).scalar(is_causal);
+  add_scalars(args, scale, D, is_causal);
   check_launched(launch(query.device().index(), HAL_OP_ATTENTION_BACKWARD, args), query, "backward");
   dq.finish();
   dk.finish();
