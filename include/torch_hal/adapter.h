@@ -378,8 +378,14 @@ enum {
                                + bias, causal mask) v, lse the log of each row's softmax denominator, +inf where
                                every key is masked (out 0 there); q, k, v, out of one dtype, last dim contiguous;
                                (s) scale (double), causal (bool: key j of query i is masked where j > i) */
-  HAL_OP_ATTENTION_BACKWARD = 1261 /* inputs dout, q, k, v, out, lse, bias (as HAL_OP_ATTENTION's, bias may be
+  HAL_OP_ATTENTION_BACKWARD = 1261, /* inputs dout, q, k, v, out, lse, bias (as HAL_OP_ATTENTION's, bias may be
                                absent); outputs dq, dk, dv (the shapes of q, k, v); (s) scale, causal */
+  HAL_OP_ATTENTION_SOFTMAX = 1262 /* the softmax of attention computed through GEMMs: inputs scores [B, H, L, S]
+                               (dense; already scaled), bias (absent, or [B, H, L, S] of any strides, broadcast with
+                               stride 0: added to the scores); outputs probs [B, H, L, S] (dense, the scores' dtype,
+                               f32/f16/bf16; may be the scores themselves), lse [B, H, L] (f32, dense): probs =
+                               softmax(scores + bias, causal mask) along S, lse the log of each row's denominator;
+                               a row whose every key is masked gets probs 0 and lse +inf; (s) causal (bool) */
 };
 
 /* ---------------------------------------------------------------------------------------------- */

@@ -1,12 +1,17 @@
-"""F.scaled_dot_product_attention on a GPU hal device through the fused attention kernels (HAL_OP_ATTENTION and
-its backward, csrc/torch/native/attention_ops.cpp), against ATen's math path on the CPU in float64: values and
+"""F.scaled_dot_product_attention on a GPU hal device through the fused attention op (csrc/torch/native/
+attention_ops.cpp) on both of its routes: GEMMs around the ATTENTION_SOFTMAX kernel (attention_by_gemm.cpp, the
+default) and the tiled kernels (HAL_OP_ATTENTION and its backward, with TORCH_HAL_ATTENTION_WORKSPACE_MB=0),
+against ATen's math path on the CPU in float64: values and
 the gradients of query, key and value over dtypes, head dims up to 256, causal and arbitrary masks (bool and
 additive, broadcast), grouped-query heads, unequal query and key lengths and strided (transposed) inputs.
 Each case also checks which path ran: the fused op where it takes the arguments, the math path (still
 native, in strict mode) where it does not. Skips without a GPU."""
+import os
+
 import pytest
 import torch
 import torch.nn.functional as F
+from torch.profiler import ProfilerActivity, profile
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from native_nn_helpers import make, native  # noqa: F401  (fixtures)
@@ -16,6 +21,28 @@ FUSED_BACKWARD = torch.ops.aten._scaled_dot_product_fused_attention_overrideable
 # float32 sums run in the same order class as the CPU's; 16-bit inputs are rounded once and summed in float32.
 TOLERANCE = {torch.float32: dict(atol=2e-5, rtol=2e-5), torch.float16: dict(atol=4e-3, rtol=4e-3),
              torch.bfloat16: dict(atol=3e-2, rtol=3e-2)}
+
+
+WORKSPACE = "TORCH_HAL_ATTENTION_WORKSPACE_MB"
+
+
+@pytest.fixture(autouse=True, params=["gemm", "tiled"])
+def attention_route(request, monkeypatch):
+    """Every case runs on both routes; the tiled one is what a workspace limit of 0 leaves."""
+    if request.param == "tiled":
+        monkeypatch.setenv(WORKSPACE, "0")
+    else:
+        monkeypatch.delenv(WORKSPACE, raising=False)
+    return request.param
+
+
+def gemm_route_allowed():
+    return os.environ.get(WORKSPACE) != "0"
+
+
+def gemm_route_ran(profiled):
+    """Whether the fused op ran as GEMMs: the profiler records the aten::baddbmm_ calls it makes."""
+    return "aten::baddbmm_" in {e.name for e in profiled.events()}
 
 
 class OpsSeen(TorchDispatchMode):
@@ -49,8 +76,10 @@ def attention_case(gpu_device, native, dtype, B, Hq, Hk, L, S, D, causal=False, 
         return out.detach(), [leaf.grad for leaf in leaves]
 
     seen = OpsSeen()
-    with native(), seen:
+    with native(), seen, profile(activities=[ProfilerActivity.CPU]) as profiled:
         got, got_grads = run(gpu_device, dtype)
+    if FUSED in seen.ops:
+        assert gemm_route_ran(profiled) == gemm_route_allowed()
     want, want_grads = run("cpu", torch.float64)
     tol = TOLERANCE[dtype]
     torch.testing.assert_close(got.cpu().double(), want, **tol)
@@ -67,6 +96,12 @@ def attention_case(gpu_device, native, dtype, B, Hq, Hk, L, S, D, causal=False, 
 def test_head_dims_and_dtypes(gpu_device, native, dtype, D):
     ops = attention_case(gpu_device, native, dtype, B=2, Hq=3, Hk=3, L=37, S=37, D=D)
     assert FUSED in ops and FUSED_BACKWARD in ops
+
+
+def test_head_dims_above_the_tiled_kernels_limit(gpu_device, native):
+    """Head dim 320: the GEMM route takes it; without that route's workspace, the math path."""
+    ops = attention_case(gpu_device, native, torch.float32, B=1, Hq=2, Hk=2, L=20, S=24, D=320, causal=True)
+    assert (FUSED in ops) == gemm_route_allowed()
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
@@ -134,7 +169,8 @@ def test_what_the_kernels_do_not_take_runs_the_math_path(gpu_device, native):
     seen = OpsSeen()
     with native(), seen:
         F.scaled_dot_product_attention(q.to(gpu_device), k.to(gpu_device), v.to(gpu_device), dropout_p=0.5)
-    assert FUSED not in seen.ops
+    # Dropout: only the GEMM route has it; without its workspace it is the math path's.
+    assert (FUSED in seen.ops) == gemm_route_allowed()
 
 
 def test_sdpa_kernel_math_turns_the_fused_path_off(gpu_device, native):
@@ -144,3 +180,77 @@ def test_sdpa_kernel_math_turns_the_fused_path_off(gpu_device, native):
     with native(), seen, sdpa_kernel(SDPBackend.MATH):
         F.scaled_dot_product_attention(q, q, q)
     assert FUSED not in seen.ops
+
+
+@pytest.mark.parametrize("limit_pairs", [5, 3])
+def test_gemm_route_in_chunks(gpu_device, native, monkeypatch, attention_route, limit_pairs):
+    """A workspace of a few (batch, head) pairs' scores: the GEMM route runs in chunks of whole batches (5 pairs
+    of the backward's two score matrices: one batch of 4 heads; the forward's one matrix: two batches, then
+    one) or of heads within a batch (3 pairs: heads 0-2, then 3), with the values of one pass."""
+    if attention_route == "tiled":
+        pytest.skip("the tiled kernels have no workspace")
+    B, H, L, S, D = 3, 4, 40, 40, 32
+    bytes_per_pair = L * S * 4 * 2  # the backward's two f32 score matrices
+    monkeypatch.setenv(WORKSPACE, repr(limit_pairs * bytes_per_pair / 2**20))
+    mask = torch.randn(B, 1, L, S, generator=torch.Generator().manual_seed(7))
+    ops = attention_case(gpu_device, native, torch.float32, B=B, Hq=H, Hk=2, L=L, S=S, D=D, mask=mask)
+    assert FUSED in ops and FUSED_BACKWARD in ops
+
+
+def dropout_case(gpu_device, native, p, mask=None, causal=False, dtype=torch.float32):
+    """SDPA with dropout whose value is the identity ([S, S], S == D), so that the output is the dropped and
+    rescaled probabilities themselves: the mask the GEMM route drew is read off the output (a kept probability
+    is never 0 here), and the gradients are checked against float64 CPU autograd of softmax(q k^T s) * mask /
+    (1 - p) @ v with that mask."""
+    B, H, L, S = 2, 3, 24, 32
+    q, k = (make((B, H, n, S), dtype, seed=s, low=-1, high=1) for s, n in ((11, L), (12, S)))
+    v = torch.eye(S, dtype=dtype).expand(B, H, S, S).contiguous()
+    grad = make((B, H, L, S), dtype, seed=13, low=-1, high=1)
+    leaves = [t.to(gpu_device).requires_grad_(True) for t in (q, k, v)]
+    m = mask.to(gpu_device) if mask is not None else None
+    with native():
+        out = F.scaled_dot_product_attention(*leaves, attn_mask=m, dropout_p=p, is_causal=causal)
+        out.backward(grad.to(gpu_device))
+    keep = (out.detach().cpu() != 0).double()
+    ref = [t.double().requires_grad_(True) for t in (q, k, v)]
+    scores = ref[0] @ ref[1].transpose(-1, -2) / S ** 0.5
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    if causal:
+        scores = scores.masked_fill(torch.ones(L, S, dtype=torch.bool).triu(1), float("-inf"))
+    want = (torch.softmax(scores, -1) * keep / (1 - p)) @ ref[2]
+    want.backward(grad.double())
+    tol = TOLERANCE[dtype]
+    torch.testing.assert_close(out.detach().cpu().double(), want.detach(), **tol)
+    for name, g, w in zip("qkv", leaves, ref):
+        torch.testing.assert_close(g.grad.cpu().double(), w.grad, atol=tol["atol"] * 4, rtol=tol["rtol"] * 4,
+                                   msg=lambda msg: f"grad of {name}: {msg}")
+    return keep
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_dropout_on_the_gemm_route(gpu_device, native, attention_route, dtype):
+    if attention_route == "tiled":
+        pytest.skip("dropout runs on the GEMM route only (the math path otherwise, checked above)")
+    torch.hal.manual_seed(0)
+    keep = dropout_case(gpu_device, native, p=0.3, dtype=dtype)
+    assert abs(1 - keep.mean().item() - 0.3) < 0.03  # 4,608 draws: a standard deviation of 0.007
+    # The same seed draws the same mask; the next call draws another.
+    torch.hal.manual_seed(0)
+    assert torch.equal(dropout_case(gpu_device, native, p=0.3, dtype=dtype), keep)
+    assert not torch.equal(dropout_case(gpu_device, native, p=0.3, dtype=dtype), keep)
+
+
+def test_dropout_with_masks_and_in_chunks(gpu_device, native, monkeypatch, attention_route):
+    """Dropout with a causal mask, and with a boolean mask in chunks of one head: each chunk's draws continue
+    the counters of the one before (the mask of one pass, as the backward redraws it)."""
+    if attention_route == "tiled":
+        pytest.skip("dropout runs on the GEMM route only")
+    torch.hal.manual_seed(1)
+    whole = dropout_case(gpu_device, native, p=0.2, causal=True)
+    monkeypatch.setenv(WORKSPACE, repr(3 * 24 * 32 * 4 / 2**20))  # the backward's three matrices of one head
+    torch.hal.manual_seed(1)
+    assert torch.equal(dropout_case(gpu_device, native, p=0.2, causal=True), whole)
+    mask = torch.rand(2, 1, 24, 32, generator=torch.Generator().manual_seed(8)) > 0.4
+    mask[..., 0] = True
+    dropout_case(gpu_device, native, p=0.2, mask=mask)

@@ -22,8 +22,13 @@ class AdapterWork : public c10d::Work {
       : c10d::Work(-1, type), pending_(std::move(pending)), results_(std::move(results)), future_(std::move(future)) {}
 
   bool isCompleted() override {
-    std::lock_guard<std::mutex> lock(pending_->mutex);
-    return pending_->finished;
+    {
+      std::lock_guard<std::mutex> lock(pending_->mutex);
+      if (pending_->finished) return true;
+    }
+    // The device can be done before the watchdog's next round has seen it; wait() returns then too, and a
+    // Work that wait() returned from must say it is completed (as torch.cuda's, which queries its event).
+    return call_core([&] { return pending_->done->query(); });
   }
   bool isSuccess() const override {
     std::lock_guard<std::mutex> lock(pending_->mutex);

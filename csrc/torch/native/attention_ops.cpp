@@ -3,11 +3,15 @@
 // which backend to take, and "overrideable" sends it to _scaled_dot_product_fused_attention_overrideable,
 // whose derivative is the _backward op registered here too.
 //
+// The fused op runs as GEMMs around a softmax kernel (attention_by_gemm.h) where the workspace allows, and as
+// the tiled kernels (HAL_OP_ATTENTION) otherwise.
+//
 // The choice is the fused kernels wherever they take the arguments (and the user has not turned the
 // overrideable backend off with torch.nn.attention.sdpa_kernel), and ATen's math path otherwise, said on
-// stderr with the reason under TORCH_HAL_TRACE_OPS: dropout, a mask that requires grad, head dims above 256,
-// a value head dim other than the query's, symbolic shapes, host-accessible devices (whose math path runs
-// ATen's CPU kernels in place) and adapters without the kernels.
+// stderr with the reason under TORCH_HAL_TRACE_OPS: dropout where the GEMM route's workspace is too small, a
+// mask that requires grad, head dims above 256 where the GEMM route's workspace is too small, a value head dim other than the query's, symbolic shapes,
+// host-accessible devices (whose math path runs ATen's CPU kernels in place) and adapters without the
+// kernels.
 #include <ATen/SDPBackend.h>
 #include <ATen/native/DispatchStub.h>
 #include <ATen/native/transformers/attention.h>
@@ -23,6 +27,8 @@
 #include <limits>
 
 #include "cpu_fallback.h"
+#include "native/attention_by_gemm.h"
+#include "native/attention_result.h"
 #include "hal_context.h"
 #include "native/native_first.h"
 #include "tensor_bridge.h"
@@ -34,7 +40,7 @@ using Tensors4 = std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor>;
 using ForwardResult = std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, c10::SymInt, c10::SymInt, at::Tensor,
                                  at::Tensor, at::Tensor>;
 
-constexpr int64_t kMaxHeadDim = 256;  // attention.cu's limit
+constexpr int64_t kMaxHeadDim = 256;  // the tiled kernels' limit (attention.cu)
 
 bool is_kernel_dtype(at::ScalarType t) { return t == at::kFloat || t == at::kHalf || t == at::kBFloat16; }
 
@@ -46,6 +52,9 @@ bool adapter_has_attention(c10::DeviceIndex index) {
   if (table.op_supported == nullptr) return false;  // it could only be found out by launching
   return table.op_supported(dev.local_index, HAL_OP_ATTENTION, nullptr, 0) == HAL_STATUS_SUCCESS;
 }
+
+// Dropout and head dims above the tiled kernels' limit: what only the GEMM route (attention_by_gemm.h) takes.
+bool needs_gemm_route(const at::Tensor& q, double dropout_p) { return dropout_p > 0.0 || q.size(3) > kMaxHeadDim; }
 
 // Why the fused kernels cannot take these arguments, or nullptr when they can.
 const char* math_path_reason(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
@@ -64,12 +73,15 @@ const char* math_path_reason(const at::Tensor& q, const at::Tensor& k, const at:
     return "its key and value do not match the query's batch or each other";
   }
   if (q.size(3) != k.size(3) || v.size(3) != q.size(3)) return "its value head dim differs from the query's";
-  if (q.size(3) > kMaxHeadDim) return "its head dim is above 256";
   if (q.size(1) != k.size(1) && (!enable_gqa || k.size(1) == 0 || q.size(1) % k.size(1) != 0)) {
     return "query and key head counts differ without enable_gqa";
   }
   if (q.numel() == 0 || k.size(2) == 0) return "it is empty";
-  if (dropout_p > 0.0) return "it has dropout (the fused kernels have none yet)";
+  if (needs_gemm_route(q, dropout_p) &&
+      !gemm_attention_applies(q, k.size(2), score_matrices(/*backward=*/true, dropout_p))) {
+    return "it has dropout or a head dim above 256, which only the GEMM route takes, and one head's scores do not "
+           "fit that route's workspace (TORCH_HAL_ATTENTION_WORKSPACE_MB)";
+  }
   if (mask.has_value() && mask->defined()) {
     if (mask->requires_grad()) return "its mask requires grad";
     if (mask->dim() > 4) return "its mask has more than 4 dims";
@@ -106,18 +118,6 @@ bool last_dim_contiguous(const at::Tensor& t) { return t.stride(3) == 1 || t.siz
 // A [B, H, seq, D] operand with a contiguous last dim, as the kernels take it.
 at::Tensor rows_contiguous(const at::Tensor& t) { return last_dim_contiguous(t) ? t : t.contiguous(); }
 
-// An output laid out as PyTorch's meta function lays it out (empty_like the given layout), and the tensor the
-// kernel writes: the same, unless its last dim is not contiguous (then a dense one, copied over after).
-struct KernelOutput {
-  at::Tensor result, written;
-  explicit KernelOutput(const at::Tensor& like)
-      : result(at::empty_like(like)),
-        written(last_dim_contiguous(result) ? result : at::empty_like(like, at::MemoryFormat::Contiguous)) {}
-  void finish() {
-    if (!written.is_same(result)) result.copy_(written);
-  }
-};
-
 // What the forward and backward ops take the same way (adapter.h): the bias input, or its absence; and the
 // scalars, the scale (SDPA's default 1/sqrt(D) where none is given) and the causal flag.
 void add_bias(KernelArgs& args, const at::Tensor& bias) {
@@ -125,8 +125,37 @@ void add_bias(KernelArgs& args, const at::Tensor& bias) {
   else args.absent_input();
 }
 
-void add_scalars(KernelArgs& args, std::optional<double> scale, int64_t D, bool is_causal) {
-  args.scalar(scale.has_value() ? *scale : 1.0 / std::sqrt(static_cast<double>(D))).scalar(is_causal);
+// SDPA's scale: the given one, or 1/sqrt(D).
+double scale_or_default(std::optional<double> scale, int64_t D) {
+  return scale.has_value() ? *scale : 1.0 / std::sqrt(static_cast<double>(D));
+}
+
+void add_scalars(KernelArgs& args, double scale, bool is_causal) { args.scalar(scale).scalar(is_causal); }
+
+// Whether this call takes the GEMM route (attention_by_gemm.h) rather than the tiled kernels; says why not
+// under TORCH_HAL_TRACE_OPS where the route exists but the workspace limit keeps it out.
+bool takes_gemm_route(const at::Tensor& q, int64_t S, bool backward) {
+  if (gemm_attention_applies(q, S, score_matrices(backward, 0.0))) return true;
+  if (trace_ops()) {
+    std::cerr << "torch_hal: attention " << (backward ? "backward" : "forward") << " on " << q.device()
+              << " takes the tiled kernels (one head's scores do not fit TORCH_HAL_ATTENTION_WORKSPACE_MB, or the "
+                 "adapter has no ATTENTION_SOFTMAX)" << std::endl;
+  }
+  return false;
+}
+
+// Dropout's (seed, offset) as SDPA's philox_seed / philox_offset outputs: 0-dim int64 tensors on the CPU
+// (the bits of the unsigned counters).
+at::Tensor cpu_scalar(uint64_t value) {
+  at::Tensor t = at::empty({}, at::TensorOptions().dtype(at::kLong).device(at::kCPU));
+  t.fill_(static_cast<int64_t>(value));
+  return t;
+}
+
+uint64_t from_cpu_scalar(const at::Tensor& t) {
+  TORCH_CHECK(t.defined() && t.numel() == 1, "torch_hal: the attention backward with dropout needs the forward's "
+              "philox_seed and philox_offset");
+  return static_cast<uint64_t>(t.item<int64_t>());
 }
 
 void check_launched(bool launched, const at::Tensor& q, const char* what) {
@@ -146,24 +175,29 @@ void check_same_device(std::initializer_list<const at::Tensor*> tensors, const a
 ForwardResult fused_attention(const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
                               const std::optional<at::Tensor>& attn_bias, double dropout_p, bool is_causal,
                               bool /*return_debug_mask*/, std::optional<double> scale) {
-  TORCH_CHECK(dropout_p == 0.0, "torch_hal: the fused attention on ", query.device(), " has no dropout; "
-              "_fused_sdp_choice sends attention with dropout to the math path");
   TORCH_CHECK(query.dim() == 4 && key.dim() == 4 && value.dim() == 4,
               "torch_hal: the fused attention takes [batch, heads, seq, dim] inputs");
   const int64_t B = query.size(0), H = query.size(1), L = query.size(2), D = query.size(3), S = key.size(2);
-  const at::Tensor q = rows_contiguous(query), k = rows_contiguous(key), v = rows_contiguous(value);
   const at::Tensor bias = additive_bias(attn_bias.value_or(at::Tensor()), query, S);
-  check_same_device({&k, &v, &bias}, q);
-  KernelOutput out(query);
+  check_same_device({&key, &value, &bias}, query);
+  const double used_scale = scale_or_default(scale, D);
+  const at::Tensor no_rng = at::empty({}, query.options().dtype(at::kLong).device(at::kCPU));
+  // _fused_sdp_choice checked that what needs the GEMM route fits it.
+  if (needs_gemm_route(query, dropout_p) || takes_gemm_route(query, S, /*backward=*/false)) {
+    auto [out, lse, draws] = gemm_attention_forward({query, key, value, bias, used_scale, is_causal, dropout_p});
+    return ForwardResult(out, lse, at::Tensor(), at::Tensor(), c10::SymInt(L), c10::SymInt(S),
+                         cpu_scalar(draws.seed), cpu_scalar(draws.offset), at::Tensor());
+  }
+  const at::Tensor q = rows_contiguous(query), k = rows_contiguous(key), v = rows_contiguous(value);
+  AttentionResult out(query, last_dim_contiguous);
   at::Tensor lse = at::empty({B, H, L}, query.options().dtype(at::kFloat));
   KernelArgs args;
   args.input(q).input(k).input(v);
   add_bias(args, bias);
   args.output(out.written).output(lse);
-  add_scalars(args, scale, D, is_causal);
+  add_scalars(args, used_scale, is_causal);
   check_launched(launch(query.device().index(), HAL_OP_ATTENTION, args), query, "forward");
   out.finish();
-  const at::Tensor no_rng = at::empty({}, query.options().dtype(at::kLong).device(at::kCPU));
   return ForwardResult(out.result, lse, at::Tensor(), at::Tensor(), c10::SymInt(L), c10::SymInt(S), no_rng, no_rng,
                        at::Tensor());
 }
@@ -173,29 +207,39 @@ Tensors4 fused_attention_backward(const at::Tensor& grad_out, const at::Tensor& 
                                   std::array<bool, 4> grad_input_mask, const at::Tensor& out,
                                   const at::Tensor& logsumexp, const at::Tensor& /*cum_seq_q*/,
                                   const at::Tensor& /*cum_seq_k*/, int64_t /*max_q*/, int64_t /*max_k*/,
-                                  double dropout_p, bool is_causal, const at::Tensor& /*philox_seed*/,
-                                  const at::Tensor& /*philox_offset*/, std::optional<double> scale) {
-  TORCH_CHECK(dropout_p == 0.0, "torch_hal: the fused attention on ", query.device(), " has no dropout");
+                                  double dropout_p, bool is_causal, const at::Tensor& philox_seed,
+                                  const at::Tensor& philox_offset, std::optional<double> scale) {
   TORCH_CHECK(!grad_input_mask[3], "torch_hal: the fused attention computes no gradient of its mask; "
               "_fused_sdp_choice sends masks that require grad to the math path");
   const int64_t D = query.size(3), S = key.size(2);
+  const at::Tensor bias = additive_bias(attn_bias, query, S);
+  check_same_device({&key, &value, &grad_out, &out, &logsumexp, &bias}, query);
+  const double used_scale = scale_or_default(scale, D);
+  auto wanted = [&](const at::Tensor& dq, const at::Tensor& dk, const at::Tensor& dv) {
+    return Tensors4(grad_input_mask[0] ? dq : at::Tensor(), grad_input_mask[1] ? dk : at::Tensor(),
+                    grad_input_mask[2] ? dv : at::Tensor(), at::Tensor());
+  };
+  if (needs_gemm_route(query, dropout_p) || takes_gemm_route(query, S, /*backward=*/true)) {
+    const DropoutDraws draws = dropout_p > 0.0 ? DropoutDraws{from_cpu_scalar(philox_seed), from_cpu_scalar(philox_offset)}
+                                               : DropoutDraws{};
+    auto [dq, dk, dv] =
+        gemm_attention_backward({query, key, value, bias, used_scale, is_causal, dropout_p}, grad_out, draws);
+    return wanted(dq, dk, dv);
+  }
   const at::Tensor q = rows_contiguous(query), k = rows_contiguous(key), v = rows_contiguous(value);
   const at::Tensor dout = rows_contiguous(grad_out), o = rows_contiguous(out);
   const at::Tensor lse = logsumexp.contiguous();
-  const at::Tensor bias = additive_bias(attn_bias, query, S);
-  check_same_device({&k, &v, &dout, &o, &lse, &bias}, q);
-  KernelOutput dq(query), dk(key), dv(value);
+  AttentionResult dq(query, last_dim_contiguous), dk(key, last_dim_contiguous), dv(value, last_dim_contiguous);
   KernelArgs args;
   args.input(dout).input(q).input(k).input(v).input(o).input(lse);
   add_bias(args, bias);
   args.output(dq.written).output(dk.written).output(dv.written);
-  add_scalars(args, scale, D, is_causal);
+  add_scalars(args, used_scale, is_causal);
   check_launched(launch(query.device().index(), HAL_OP_ATTENTION_BACKWARD, args), query, "backward");
   dq.finish();
   dk.finish();
   dv.finish();
-  return Tensors4(grad_input_mask[0] ? dq.result : at::Tensor(), grad_input_mask[1] ? dk.result : at::Tensor(),
-                  grad_input_mask[2] ? dv.result : at::Tensor(), at::Tensor());
+  return wanted(dq.result, dk.result, dv.result);
 }
 
 }  // namespace

@@ -36,12 +36,24 @@ __device__ __forceinline__ void softmax_line(Kind kind, const In* a, const In* b
                                              int64_t step, int64_t lane, int64_t lanes, SumFn reduce_sum,
                                              MaxFn reduce_max) {
   if (kind == Kind::Softmax || kind == Kind::LogSoftmax) {
-    Acc m = lowest<Acc>();
-    for (int64_t j = lane; j < size; j += lanes) m = max_nan(m, to_acc<Acc>(a[j * step]));
-    m = reduce_max(m);
-    Acc s = 0;
-    for (int64_t j = lane; j < size; j += lanes) s += exp_acc(to_acc<Acc>(a[j * step]) - m);
-    s = reduce_sum(s);
+    // The maximum and the sum of exponentials in one pass (the sum rescaled whenever the maximum grows), then
+    // across the lanes: each lane's sum rescaled to the row's maximum. A NaN makes the sum NaN, and with it
+    // the row, as a separate maximum pass did.
+    Acc m = lowest<Acc>(), s = 0;
+    for (int64_t j = lane; j < size; j += lanes) {
+      const Acc x = to_acc<Acc>(a[j * step]);
+      if (x > m) {
+        s = s * exp_acc(m - x) + exp_acc(x - x);  // 1, or NaN for +inf (exp(inf - inf), as the two-pass sum)
+        m = x;
+      } else if (x == x && m != lowest<Acc>()) {  // x == -inf == m adds nothing (and would add exp(NaN))
+        s += exp_acc(x - m);
+      } else if (x != x) {
+        s = x;
+      }
+    }
+    const Acc row_max = reduce_max(m);
+    s = reduce_sum(m == lowest<Acc>() ? (s != s ? s : Acc(0)) : s * exp_acc(m - row_max));
+    m = row_max;
     if (kind == Kind::Softmax) {
       const Acc inv = Acc(1) / s;
       for (int64_t j = lane; j < size; j += lanes) out[j * step] = from_acc<Out>(exp_acc(to_acc<Acc>(a[j * step]) - m) * inv);

@@ -17,6 +17,7 @@ HAL_GPU_WEAK_LAUNCHER(launch_multi_tensor_norm, "multi-tensor norm")
 HAL_GPU_WEAK_LAUNCHER(launch_amp_update_scale, "AMP scale update")
 HAL_GPU_WEAK_LAUNCHER(launch_sort, "sort/topk")
 HAL_GPU_WEAK_LAUNCHER(launch_attention, "fused attention")
+HAL_GPU_WEAK_LAUNCHER(launch_attention_softmax, "attention softmax")
 #undef HAL_GPU_WEAK_LAUNCHER
 
 hal_status_t launch_training_ops(const OpCall& call) {
@@ -38,6 +39,8 @@ hal_status_t launch_training_ops(const OpCall& call) {
     case HAL_OP_ATTENTION:
     case HAL_OP_ATTENTION_BACKWARD:
       return launch_attention(call);
+    case HAL_OP_ATTENTION_SOFTMAX:
+      return launch_attention_softmax(call);
     default:
       return fail(HAL_STATUS_NOT_SUPPORTED, "no kernel for op " + std::to_string(call.op));
   }

@@ -1,0 +1,231 @@
+// Attention through GEMMs (attention_by_gemm.h), a chunk of (batch, head) pairs at a time:
+//   forward:  scores = scale q k^T (GEMM), probs = ATTENTION_SOFTMAX(scores + bias, causal) in place,
+//             out = probs v (GEMM);
+//   backward: probs recomputed as above, dv = probs^T dout, dprobs = dout v^T (GEMMs),
+//             dscores = probs (dprobs - rowsum(probs dprobs)) in place (SOFTMAX_BACKWARD; the row sum equals
+//             rowsum(dout out), the delta of the flash backward), dq = scale dscores k, dk = scale dscores^T q.
+// Dropout multiplies the probabilities by a keep-mask drawn chunk by chunk (redrawn in the backward from the
+// same counters) and folds 1 / (1 - p) into the GEMMs' alpha.
+// Grouped-query heads: key and value are expanded to the query's heads (a copy the size of k and v), and
+// dk, dv summed back over each group.
+#include "native/attention_by_gemm.h"
+
+#include <ATen/ops/bmm.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/sum.h>
+#include <c10/util/irange.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
+
+#include "native/attention_result.h"
+#include "generator.h"
+#include "hal_context.h"
+#include "native/native_first.h"
+
+namespace torch_hal::native {
+namespace {
+
+constexpr double kDefaultWorkspaceMiB = 256;
+
+// TORCH_HAL_ATTENTION_WORKSPACE_MB, read at every call so that a process (a test) can change it.
+size_t workspace_limit_bytes() {
+  const char* text = std::getenv("TORCH_HAL_ATTENTION_WORKSPACE_MB");
+  const double mib = text != nullptr && *text != '\0' ? std::max(0.0, std::atof(text)) : kDefaultWorkspaceMiB;
+  return static_cast<size_t>(mib * 1024 * 1024);
+}
+
+bool adapter_has_attention_softmax(c10::DeviceIndex index) {
+  if (!has_native_kernels(index)) return false;
+  const hal::Device& dev = device(index);
+  const hal_adapter_t& table = dev.table();
+  return table.op_supported != nullptr &&
+         table.op_supported(dev.local_index, HAL_OP_ATTENTION_SOFTMAX, nullptr, 0) == HAL_STATUS_SUCCESS;
+}
+
+// A run of (batch, head) pairs whose score matrices share the workspace: whole batches [b, b + nb) with
+// every head, or heads [h, h + nh) of one batch, so that its slice of a contiguous [B, H, ...] tensor is
+// contiguous too.
+struct Chunk {
+  int64_t b, nb, h, nh;
+  int64_t pairs() const { return nb * nh; }
+  at::Tensor of(const at::Tensor& t) const { return t.narrow(0, b, nb).narrow(1, h, nh); }
+  // The chunk of a contiguous [B, H, rows, cols] tensor as [pairs, rows, cols].
+  at::Tensor batched(const at::Tensor& t) const { return of(t).view({pairs(), t.size(2), t.size(3)}); }
+};
+
+std::vector<Chunk> plan_chunks(int64_t B, int64_t H, size_t bytes_per_pair, size_t limit) {
+  const auto pairs_that_fit = static_cast<int64_t>(limit / std::max<size_t>(bytes_per_pair, 1));
+  std::vector<Chunk> chunks;
+  if (pairs_that_fit >= B * H) {
+    chunks.push_back({0, B, 0, H});
+  } else if (pairs_that_fit >= H) {
+    const int64_t nb = pairs_that_fit / H;
+    for (int64_t b = 0; b < B; b += nb) chunks.push_back({b, std::min(nb, B - b), 0, H});
+  } else {
+    const int64_t nh = std::max<int64_t>(pairs_that_fit, 1);
+    for (int64_t b = 0; b < B; ++b) {
+      for (int64_t h = 0; h < H; h += nh) chunks.push_back({b, 1, h, std::min(nh, H - h)});
+    }
+  }
+  return chunks;
+}
+
+// The mask's element 0 of a chunk: chunks are contiguous runs of (batch, head) pairs.
+int64_t first_element(const Chunk& c, int64_t H, int64_t L, int64_t S) { return (c.b * H + c.h) * L * S; }
+
+int64_t largest_chunk(const std::vector<Chunk>& chunks) {
+  int64_t most = 0;
+  for (const Chunk& c : chunks) most = std::max(most, c.pairs());
+  return most;
+}
+
+// k or v [B, Hk, S, D] as [B, Hq, S, D], contiguous: query head h reads key head h / (Hq / Hk).
+at::Tensor per_query_head(const at::Tensor& t, int64_t Hq) {
+  const int64_t B = t.size(0), Hk = t.size(1), S = t.size(2), D = t.size(3);
+  if (Hk == Hq) return t.contiguous();
+  // reshape is a view where it can be (one key head: stride 0 across the query heads); the GEMMs need it dense.
+  return t.unsqueeze(2).expand({B, Hk, Hq / Hk, S, D}).reshape({B, Hq, S, D}).contiguous();
+}
+
+bool is_dense(const at::Tensor& t) { return t.is_contiguous(); }
+
+void check_launched(bool launched, const at::Tensor& q, const char* what) {
+  TORCH_CHECK(launched, "torch_hal: the ", what, " kernel of attention on ", q.device(),
+              " declined its arguments (this is a bug in torch_hal; please report it). Meanwhile set "
+              "TORCH_HAL_ATTENTION_WORKSPACE_MB=0 to use the tiled attention kernels.");
+}
+
+// probs (and lse) = ATTENTION_SOFTMAX(scores + bias), in place over `scores` [nb, nh, L, S].
+void softmax_in_place(const at::Tensor& scores, const at::Tensor& bias, const at::Tensor& lse, bool causal) {
+  KernelArgs args;
+  args.input(scores);
+  if (bias.defined()) args.input(bias);
+  else args.absent_input();
+  args.output(scores).output(lse).scalar(causal);
+  check_launched(launch(scores.device().index(), HAL_OP_ATTENTION_SOFTMAX, args), scores, "softmax");
+}
+
+// dprobs becomes dscores = probs (dprobs - rowsum(probs dprobs)), in place; both [pairs, L, S], dense.
+void softmax_backward_in_place(const at::Tensor& dprobs, const at::Tensor& probs) {
+  KernelArgs args;
+  args.input(dprobs).input(probs).output(dprobs).scalar(static_cast<int64_t>(2));
+  check_launched(launch(dprobs.device().index(), HAL_OP_SOFTMAX_BACKWARD, args), dprobs, "softmax backward");
+}
+
+// `mask` [pairs, L, S] = Bernoulli(1 - p) draws (1 keeps, 0 drops) at counters offset + first + i.
+void draw_keep_mask(const at::Tensor& mask, double dropout_p, const DropoutDraws& draws, int64_t first) {
+  KernelArgs args;
+  args.scalar_input(1.0 - dropout_p, at::kDouble)
+      .output(mask)
+      .scalar(static_cast<int64_t>(draws.seed))
+      .scalar(static_cast<int64_t>(draws.offset + static_cast<uint64_t>(first)));
+  check_launched(launch(mask.device().index(), HAL_OP_BERNOULLI, args), mask, "dropout mask");
+}
+
+// The workspace for `count` score matrices of each pair of the largest chunk.
+std::vector<at::Tensor> score_buffers(int count, const std::vector<Chunk>& chunks, int64_t L, int64_t S,
+                                      const at::TensorOptions& options) {
+  const at::Tensor workspace = at::empty({count, largest_chunk(chunks) * L * S}, options);
+  std::vector<at::Tensor> buffers;
+  for (const int i : c10::irange(count)) buffers.push_back(workspace[i]);
+  return buffers;
+}
+
+at::Tensor scores_of(const at::Tensor& buffer, const Chunk& c, int64_t L, int64_t S) {
+  return buffer.narrow(0, 0, c.pairs() * L * S).view({c.pairs(), L, S});
+}
+
+}  // namespace
+
+bool gemm_attention_applies(const at::Tensor& q, int64_t keys, int matrices) {
+  const size_t per_pair = static_cast<size_t>(q.size(2) * keys) * q.element_size() * matrices;
+  const size_t limit = workspace_limit_bytes();
+  return limit > 0 && per_pair <= limit && adapter_has_attention_softmax(q.device().index());
+}
+
+std::tuple<at::Tensor, at::Tensor, DropoutDraws> gemm_attention_forward(const AttentionOperands& a) {
+  const int64_t B = a.q.size(0), H = a.q.size(1), L = a.q.size(2), S = a.k.size(2);
+  const at::Tensor q = a.q.contiguous(), k = per_query_head(a.k, H), v = per_query_head(a.v, H);
+  AttentionResult out(a.q, is_dense);
+  at::Tensor lse = at::empty({B, H, L}, a.q.options().dtype(at::kFloat));
+  const bool dropout = a.dropout_p > 0;
+  DropoutDraws draws;
+  if (dropout) {
+    const auto taken = philox_seed_and_advance(std::nullopt, a.q.device().index(), static_cast<uint64_t>(B * H * L * S));
+    TORCH_CHECK(taken.has_value(), "torch_hal: attention dropout on ", a.q.device(), " found no hal generator");
+    draws = {taken->first, taken->second};
+  }
+  const int matrices = score_matrices(false, a.dropout_p);
+  const auto chunks = plan_chunks(B, H, static_cast<size_t>(L * S) * q.element_size() * matrices, workspace_limit_bytes());
+  const std::vector<at::Tensor> buffers = score_buffers(matrices, chunks, L, S, q.options());
+  for (const Chunk& c : chunks) {
+    at::Tensor scores = scores_of(buffers[0], c, L, S);
+    scores.baddbmm_(c.batched(q), c.batched(k).transpose(1, 2), /*beta=*/0, /*alpha=*/a.scale);
+    softmax_in_place(scores.view({c.nb, c.nh, L, S}), a.bias.defined() ? c.of(a.bias) : at::Tensor(), c.of(lse),
+                     a.causal);
+    if (dropout) {
+      const at::Tensor keep = scores_of(buffers[1], c, L, S);
+      draw_keep_mask(keep, a.dropout_p, draws, first_element(c, H, L, S));
+      scores.mul_(keep);
+      c.batched(out.written).baddbmm_(scores, c.batched(v), /*beta=*/0, /*alpha=*/1.0 / (1.0 - a.dropout_p));
+    } else {
+      at::Tensor out_chunk = c.batched(out.written);
+      at::bmm_out(out_chunk, scores, c.batched(v));
+    }
+  }
+  out.finish();
+  return {out.result, lse, draws};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> gemm_attention_backward(const AttentionOperands& a,
+                                                                       const at::Tensor& grad_out,
+                                                                       const DropoutDraws& draws) {
+  const int64_t B = a.q.size(0), H = a.q.size(1), L = a.q.size(2), S = a.k.size(2), D = a.q.size(3);
+  const int64_t Hk = a.k.size(1);
+  const at::Tensor q = a.q.contiguous(), k = per_query_head(a.k, H), v = per_query_head(a.v, H);
+  const at::Tensor dout = grad_out.contiguous();
+  AttentionResult dq(a.q, is_dense), dk(a.k, is_dense), dv(a.v, is_dense);
+  // Grouped heads: the gradients per query head first, summed over each group at the end.
+  const bool grouped = Hk != H;
+  const at::Tensor dk_heads = grouped ? at::empty({B, H, S, D}, k.options()) : dk.written;
+  const at::Tensor dv_heads = grouped ? at::empty({B, H, S, D}, v.options()) : dv.written;
+  const bool dropout = a.dropout_p > 0;
+  const double kept = 1.0 / (1.0 - a.dropout_p);  // dropout's scaling of what it keeps (1 without dropout)
+  const int matrices = score_matrices(true, a.dropout_p);
+  const auto chunks = plan_chunks(B, H, static_cast<size_t>(L * S) * q.element_size() * matrices, workspace_limit_bytes());
+  const std::vector<at::Tensor> buffers = score_buffers(matrices, chunks, L, S, q.options());
+  const at::Tensor lse = at::empty({B, H, L}, q.options().dtype(at::kFloat));  // recomputed; not needed
+  for (const Chunk& c : chunks) {
+    const at::Tensor q3 = c.batched(q), k3 = c.batched(k), v3 = c.batched(v), do3 = c.batched(dout);
+    at::Tensor probs = scores_of(buffers[0], c, L, S), dscores = scores_of(buffers[1], c, L, S);
+    probs.baddbmm_(q3, k3.transpose(1, 2), /*beta=*/0, /*alpha=*/a.scale);
+    softmax_in_place(probs.view({c.nb, c.nh, L, S}), a.bias.defined() ? c.of(a.bias) : at::Tensor(), c.of(lse),
+                     a.causal);
+    // dprobs = dout v^T, times the mask (1 / (1 - p) goes into dq's and dk's alpha); then the softmax's
+    // backward needs the probabilities before dropout, and dv the ones after.
+    at::bmm_out(dscores, do3, v3.transpose(1, 2));
+    at::Tensor keep;
+    if (dropout) {
+      keep = scores_of(buffers[2], c, L, S);
+      draw_keep_mask(keep, a.dropout_p, draws, first_element(c, H, L, S));
+      dscores.mul_(keep);
+    }
+    softmax_backward_in_place(dscores, probs);
+    if (dropout) probs.mul_(keep);
+    c.batched(dv_heads).baddbmm_(probs.transpose(1, 2), do3, /*beta=*/0, /*alpha=*/kept);
+    c.batched(dq.written).baddbmm_(dscores, k3, /*beta=*/0, /*alpha=*/a.scale * kept);
+    c.batched(dk_heads).baddbmm_(dscores.transpose(1, 2), q3, /*beta=*/0, /*alpha=*/a.scale * kept);
+  }
+  if (grouped) {
+    at::sum_out(dk.written, dk_heads.view({B, Hk, H / Hk, S, D}), {2});
+    at::sum_out(dv.written, dv_heads.view({B, Hk, H / Hk, S, D}), {2});
+  }
+  dq.finish();
+  dk.finish();
+  dv.finish();
+  return {dq.result, dk.result, dv.result};
+}
+
+}  // namespace torch_hal::native
