@@ -71,6 +71,7 @@ void coalesce(Iteration& it) {
 template <class T, int NIN>
 struct GenericArgs {
   Shape shape;
+  Divisors div;          // of shape (the 32-bit kernel's)
   Operand ops[NIN + 1];
   T value[NIN];          // scalar operands' values
   bool is_scalar[NIN];
@@ -85,7 +86,7 @@ __global__ void __launch_bounds__(kThreads) generic_kernel(int64_t n, GenericArg
   for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < static_cast<Index>(n); i += stride) {
     int64_t off[NIN + 1];
     if constexpr (Wide) offsets_of<NIN + 1>(i, a.shape, a.ops, off);
-    else offsets_of32<NIN + 1>(i, a.shape, a.ops, off);
+    else offsets_of32<NIN + 1>(i, a.shape, a.div, a.ops, off);
     T v[NIN];
 #pragma unroll
     for (int k = 0; k < NIN; ++k) {
@@ -102,6 +103,7 @@ hal_status_t launch_generic(const OpCall& call, int32_t op, const Iteration& it,
                             const bool* is_scalar, const Params<T>& params) {
   GenericArgs<T, NIN> a{};
   a.shape = it.shape;
+  a.div = divisors_of(it.shape);
   for (int k = 0; k <= NIN; ++k) a.ops[k] = it.ops[k];
   for (int k = 0; k < NIN; ++k) {
     a.value[k] = values[k];
@@ -168,13 +170,14 @@ __global__ void __launch_bounds__(kThreads) fill_words_kernel(uint4* out, int64_
 }
 
 template <bool Wide>
-__global__ void __launch_bounds__(kThreads) fill_strided_kernel(int64_t n, Shape shape, Operand out, uint64_t bits) {
+__global__ void __launch_bounds__(kThreads) fill_strided_kernel(int64_t n, Shape shape, Divisors div, Operand out,
+                                                                uint64_t bits) {
   using Index = std::conditional_t<Wide, int64_t, uint32_t>;
   const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
   for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < static_cast<Index>(n); i += stride) {
     int64_t off;
     if constexpr (Wide) offsets_of<1>(i, shape, &out, &off);
-    else offsets_of32<1>(i, shape, &out, &off);
+    else offsets_of32<1>(i, shape, div, &out, &off);
     char* p = out.base + off * out.elem_size;
     switch (out.elem_size) {
       case 1: *reinterpret_cast<uint8_t*>(p) = static_cast<uint8_t>(bits); break;
@@ -222,10 +225,10 @@ hal_status_t run_fill(const OpCall& call, Iteration& it) {
   const unsigned grid = grid_for(it.numel, kThreads, call.device);
   if (it.numel < (int64_t{1} << 31)) {
     return launch_kernel<fill_strided_kernel<false>>("fill", call.device, grid, kThreads, 0, call.stream, it.numel,
-                                                     it.shape, it.ops[0], bits);
+                                                     it.shape, divisors_of(it.shape), it.ops[0], bits);
   }
   return launch_kernel<fill_strided_kernel<true>>("fill", call.device, grid, kThreads, 0, call.stream, it.numel,
-                                                  it.shape, it.ops[0], bits);
+                                                  it.shape, Divisors(), it.ops[0], bits);
 }
 
 // ---- ARANGE: out[i] = start + i * step in the output's compute type ----------------------------------

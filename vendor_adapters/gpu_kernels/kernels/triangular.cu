@@ -20,6 +20,7 @@ constexpr int kThreads = 256;
 
 struct TriangleArgs {
   Shape shape;        // the output's shape (at least 2 dimensions)
+  Divisors div;       // of shape, for outputs of fewer than 2^31 elements
   Operand ops[2];     // [0] output, [1] input
   int64_t numel = 0;
   int64_t diagonal = 0;
@@ -45,7 +46,7 @@ __global__ void __launch_bounds__(kThreads) triangle_kernel(TriangleArgs a) {
     const bool keep = a.upper ? col - row >= a.diagonal : col - row <= a.diagonal;
     if (keep && a.in_place) continue;
     int64_t off[2];
-    if (narrow) offsets_of32<2>(static_cast<uint32_t>(i), a.shape, a.ops, off);
+    if (narrow) offsets_of32<2>(static_cast<uint32_t>(i), a.shape, a.div, a.ops, off);
     else offsets_of<2>(i, a.shape, a.ops, off);
     W* out = reinterpret_cast<W*>(a.ops[0].base) + off[0];
     *out = keep ? reinterpret_cast<const W*>(a.ops[1].base)[off[1]] : W(0);
@@ -71,6 +72,7 @@ hal_status_t launch_triangular(const OpCall& call) {
   a.numel = numel(out);
   if (a.numel == 0) return HAL_STATUS_SUCCESS;
   a.shape = shape_of(out);
+  if (a.numel < (int64_t{1} << 31)) a.div = divisors_of(a.shape);
   a.ops[0] = operand_of(out);
   a.ops[1] = operand_of(in);
   const hal_scalar_t& s = call.scalars[0];
