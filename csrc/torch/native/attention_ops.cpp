@@ -4,14 +4,15 @@
 // whose derivative is the _backward op registered here too.
 //
 // The fused op runs as GEMMs around a softmax kernel (attention_by_gemm.h) where the workspace allows, and as
-// the tiled kernels (HAL_OP_ATTENTION) otherwise.
+// the tiled kernels (HAL_OP_ATTENTION) otherwise; on host-accessible devices without those kernels (the host
+// reference device) it runs ATen's CPU flash-attention kernels in place (attention_on_host.h).
 //
-// The choice is the fused kernels wherever they take the arguments (and the user has not turned the
+// The choice is the fused op wherever its route takes the arguments (and the user has not turned the
 // overrideable backend off with torch.nn.attention.sdpa_kernel), and ATen's math path otherwise, said on
-// stderr with the reason under TORCH_HAL_TRACE_OPS: dropout where the GEMM route's workspace is too small, a
-// mask that requires grad, head dims above 256 where the GEMM route's workspace is too small, a value head dim other than the query's, symbolic shapes,
-// host-accessible devices (whose math path runs ATen's CPU kernels in place) and adapters without the
-// kernels.
+// stderr with the reason under TORCH_HAL_TRACE_OPS: dropout where the GEMM route's workspace is too small (or
+// on the host route), a mask that requires grad, head dims above 256 where the GEMM route's workspace is too
+// small, a value head dim other than the query's, symbolic shapes, and adapters without the kernels on devices
+// that are not host-accessible.
 #include <ATen/SDPBackend.h>
 #include <ATen/native/DispatchStub.h>
 #include <ATen/native/transformers/attention.h>
@@ -28,6 +29,7 @@
 
 #include "cpu_fallback.h"
 #include "native/attention_by_gemm.h"
+#include "native/attention_on_host.h"
 #include "native/attention_result.h"
 #include "hal_context.h"
 #include "native/native_first.h"
@@ -56,19 +58,35 @@ bool adapter_has_attention(c10::DeviceIndex index) {
 // Dropout and head dims above the tiled kernels' limit: what only the GEMM route (attention_by_gemm.h) takes.
 bool needs_gemm_route(const at::Tensor& q, double dropout_p) { return dropout_p > 0.0 || q.size(3) > kMaxHeadDim; }
 
-// Why the fused kernels cannot take these arguments, or nullptr when they can.
+// Whether the fused op on this device runs ATen's CPU kernels in place (attention_on_host.h): host-accessible
+// memory and no attention kernels in its adapter.
+bool runs_attention_on_host(c10::DeviceIndex device) {
+  return is_host_accessible(device) && !adapter_has_attention(device);
+}
+
+// Why the device's attention kernels cannot take these arguments (which math_path_reason's shared checks have
+// passed), or nullptr when they can.
+const char* kernels_decline(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, double dropout_p) {
+  if (!adapter_has_attention(q.device().index())) return "the device's adapter has no fused attention kernels";
+  if (!is_kernel_dtype(q.scalar_type()) || k.scalar_type() != q.scalar_type() || v.scalar_type() != q.scalar_type()) {
+    return "its dtype is not float32, float16 or bfloat16 (the same for query, key and value)";
+  }
+  if (needs_gemm_route(q, dropout_p) &&
+      !gemm_attention_applies(q, k.size(2), score_matrices(/*backward=*/true, dropout_p))) {
+    return "it has dropout or a head dim above 256, which only the GEMM route takes, and one head's scores do not "
+           "fit that route's workspace (TORCH_HAL_ATTENTION_WORKSPACE_MB)";
+  }
+  return nullptr;
+}
+
+// Why the fused op cannot take these arguments, or nullptr when it can.
 const char* math_path_reason(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                              const std::optional<at::Tensor>& mask, double dropout_p, bool enable_gqa) {
   if (!at::globalContext().userEnabledOverrideableSDP()) return "the overrideable backend is turned off (sdpa_kernel)";
   for (const at::Tensor* t : {&q, &k, &v}) {
     if (t->unsafeGetTensorImpl()->has_symbolic_sizes_strides()) return "its shapes are symbolic";
   }
-  if (is_host_accessible(q.device().index())) return "the device is host-accessible (ATen's CPU kernels run in place)";
-  if (!adapter_has_attention(q.device().index())) return "the device's adapter has no fused attention kernels";
   if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4) return "its inputs are not [batch, heads, seq, dim]";
-  if (!is_kernel_dtype(q.scalar_type()) || k.scalar_type() != q.scalar_type() || v.scalar_type() != q.scalar_type()) {
-    return "its dtype is not float32, float16 or bfloat16 (the same for query, key and value)";
-  }
   if (q.size(0) != k.size(0) || v.size(0) != k.size(0) || k.size(1) != v.size(1) || k.size(2) != v.size(2)) {
     return "its key and value do not match the query's batch or each other";
   }
@@ -77,17 +95,13 @@ const char* math_path_reason(const at::Tensor& q, const at::Tensor& k, const at:
     return "query and key head counts differ without enable_gqa";
   }
   if (q.numel() == 0 || k.size(2) == 0) return "it is empty";
-  if (needs_gemm_route(q, dropout_p) &&
-      !gemm_attention_applies(q, k.size(2), score_matrices(/*backward=*/true, dropout_p))) {
-    return "it has dropout or a head dim above 256, which only the GEMM route takes, and one head's scores do not "
-           "fit that route's workspace (TORCH_HAL_ATTENTION_WORKSPACE_MB)";
-  }
   if (mask.has_value() && mask->defined()) {
     if (mask->requires_grad()) return "its mask requires grad";
     if (mask->dim() > 4) return "its mask has more than 4 dims";
     if (mask->scalar_type() != at::kBool && !at::isFloatingType(mask->scalar_type())) return "its mask is not bool or floating";
   }
-  return nullptr;
+  if (runs_attention_on_host(q.device().index())) return host_attention_declines(q, k, v, dropout_p);
+  return kernels_decline(q, k, v, dropout_p);
 }
 
 int64_t fused_sdp_choice(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
@@ -178,10 +192,16 @@ ForwardResult fused_attention(const at::Tensor& query, const at::Tensor& key, co
   TORCH_CHECK(query.dim() == 4 && key.dim() == 4 && value.dim() == 4,
               "torch_hal: the fused attention takes [batch, heads, seq, dim] inputs");
   const int64_t B = query.size(0), H = query.size(1), L = query.size(2), D = query.size(3), S = key.size(2);
-  const at::Tensor bias = additive_bias(attn_bias.value_or(at::Tensor()), query, S);
-  check_same_device({&key, &value, &bias}, query);
+  const at::Tensor mask = attn_bias.value_or(at::Tensor());
+  check_same_device({&key, &value, &mask}, query);
   const double used_scale = scale_or_default(scale, D);
   const at::Tensor no_rng = at::empty({}, query.options().dtype(at::kLong).device(at::kCPU));
+  if (runs_attention_on_host(query.device().index())) {
+    auto [out, lse] = host_attention_forward(query, key, value, attn_bias, is_causal, scale);
+    return ForwardResult(out, lse, at::Tensor(), at::Tensor(), c10::SymInt(L), c10::SymInt(S), no_rng, no_rng,
+                         at::Tensor());
+  }
+  const at::Tensor bias = additive_bias(mask, query, S);
   // _fused_sdp_choice checked that what needs the GEMM route fits it.
   if (needs_gemm_route(query, dropout_p) || takes_gemm_route(query, S, /*backward=*/false)) {
     auto [out, lse, draws] = gemm_attention_forward({query, key, value, bias, used_scale, is_causal, dropout_p});
@@ -212,13 +232,18 @@ Tensors4 fused_attention_backward(const at::Tensor& grad_out, const at::Tensor& 
   TORCH_CHECK(!grad_input_mask[3], "torch_hal: the fused attention computes no gradient of its mask; "
               "_fused_sdp_choice sends masks that require grad to the math path");
   const int64_t D = query.size(3), S = key.size(2);
-  const at::Tensor bias = additive_bias(attn_bias, query, S);
-  check_same_device({&key, &value, &grad_out, &out, &logsumexp, &bias}, query);
+  check_same_device({&key, &value, &grad_out, &out, &logsumexp, &attn_bias}, query);
   const double used_scale = scale_or_default(scale, D);
   auto wanted = [&](const at::Tensor& dq, const at::Tensor& dk, const at::Tensor& dv) {
     return Tensors4(grad_input_mask[0] ? dq : at::Tensor(), grad_input_mask[1] ? dk : at::Tensor(),
                     grad_input_mask[2] ? dv : at::Tensor(), at::Tensor());
   };
+  if (runs_attention_on_host(query.device().index())) {
+    const std::optional<at::Tensor> mask = attn_bias.defined() ? std::optional<at::Tensor>(attn_bias) : std::nullopt;
+    auto [dq, dk, dv] = host_attention_backward(grad_out, query, key, value, out, logsumexp, mask, is_causal, scale);
+    return wanted(dq, dk, dv);
+  }
+  const at::Tensor bias = additive_bias(attn_bias, query, S);
   if (needs_gemm_route(query, dropout_p) || takes_gemm_route(query, S, /*backward=*/true)) {
     const DropoutDraws draws = dropout_p > 0.0 ? DropoutDraws{from_cpu_scalar(philox_seed), from_cpu_scalar(philox_offset)}
                                                : DropoutDraws{};
