@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "hal/environment.h"
 #include "hal/error.h"
 
 namespace hal {
@@ -29,13 +30,7 @@ size_t parse_whole(const std::string& entry, const std::string& value, size_t ma
 
 // A plain decimal such as 0.6 (digits and one point): no nan, inf or exponent.
 double parse_decimal(const std::string& entry, const std::string& value) {
-  bool ok = !value.empty() && value.size() <= 32;
-  int points = 0;
-  for (char c : value) {
-    points += c == '.';
-    ok = ok && (std::isdigit(static_cast<unsigned char>(c)) || c == '.');
-  }
-  if (!ok || points > 1 || value == ".") bad_entry(entry, "'" + value + "' is not a decimal number such as 0.6");
+  if (!is_plain_decimal(value)) bad_entry(entry, "'" + value + "' is not a decimal number such as 0.6");
   return std::strtod(value.c_str(), nullptr);
 }
 

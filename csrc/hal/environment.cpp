@@ -47,6 +47,28 @@ std::optional<long long> env_integer(const char* name, long long min, long long 
   return n;
 }
 
+bool is_plain_decimal(const std::string& text) {
+  int digits = 0, points = 0;
+  for (char c : text) {
+    if (std::isdigit(static_cast<unsigned char>(c))) ++digits;
+    else if (c == '.') ++points;
+    else return false;
+  }
+  return digits > 0 && points <= 1 && text.size() <= 32;
+}
+
+std::optional<double> env_decimal(const char* name, double max) {
+  const char* raw = std::getenv(name);
+  if (!raw || !*raw) return std::nullopt;
+  const double x = is_plain_decimal(raw) ? std::strtod(raw, nullptr) : -1.0;
+  if (x < 0.0 || x > max) {
+    throw Error(ErrorCode::BadConfig, std::string(name) + "='" + raw + "' is not a number between 0 and " +
+                                          std::to_string(static_cast<long long>(max)) +
+                                          " (plain digits with an optional fraction, such as 256 or 0.5)");
+  }
+  return x;
+}
+
 void validate_environment() {
   allocator_config();
   force_staging();

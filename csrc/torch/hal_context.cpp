@@ -2,6 +2,7 @@
 
 #include "cpu_fallback.h"
 #include "hal/environment.h"
+#include "native/attention_by_gemm.h"
 
 namespace torch_hal {
 namespace {
@@ -21,6 +22,7 @@ void initialize(const std::string& package_lib_dir) {
     hal::validate_environment();
     read_op_path_switches();
   });
+  native::attention_workspace_limit_bytes();
   lib_dir() = package_lib_dir;
   call_core([&] { return &hal::DeviceRegistry::instance(package_lib_dir); });
 }

@@ -21,6 +21,7 @@
 
 #include "native/attention_result.h"
 #include "generator.h"
+#include "hal/environment.h"
 #include "hal_context.h"
 #include "native/native_first.h"
 
@@ -29,12 +30,16 @@ namespace {
 
 constexpr double kDefaultWorkspaceMiB = 256;
 
-// TORCH_HAL_ATTENTION_WORKSPACE_MB, read at every call so that a process (a test) can change it.
-size_t workspace_limit_bytes() {
-  const char* text = std::getenv("TORCH_HAL_ATTENTION_WORKSPACE_MB");
-  const double mib = text != nullptr && *text != '\0' ? std::max(0.0, std::atof(text)) : kDefaultWorkspaceMiB;
+}  // namespace
+
+// Read at every call, so that a process (a test) can change it; validated at import too (hal_context.cpp).
+size_t attention_workspace_limit_bytes() {
+  const double mib = call_core([] { return hal::env_decimal("TORCH_HAL_ATTENTION_WORKSPACE_MB", 1 << 20); })
+                         .value_or(kDefaultWorkspaceMiB);
   return static_cast<size_t>(mib * 1024 * 1024);
 }
+
+namespace {
 
 bool adapter_has_attention_softmax(c10::DeviceIndex index) {
   if (!has_native_kernels(index)) return false;
@@ -141,7 +146,7 @@ at::Tensor scores_of(const at::Tensor& buffer, const Chunk& c, int64_t L, int64_
 
 bool gemm_attention_applies(const at::Tensor& q, int64_t keys, int matrices) {
   const size_t per_pair = static_cast<size_t>(q.size(2) * keys) * q.element_size() * matrices;
-  const size_t limit = workspace_limit_bytes();
+  const size_t limit = attention_workspace_limit_bytes();
   return limit > 0 && per_pair <= limit && adapter_has_attention_softmax(q.device().index());
 }
 
@@ -158,7 +163,8 @@ std::tuple<at::Tensor, at::Tensor, DropoutDraws> gemm_attention_forward(const At
     draws = {taken->first, taken->second};
   }
   const int matrices = score_matrices(false, a.dropout_p);
-  const auto chunks = plan_chunks(B, H, static_cast<size_t>(L * S) * q.element_size() * matrices, workspace_limit_bytes());
+  const auto chunks = plan_chunks(B, H, static_cast<size_t>(L * S) * q.element_size() * matrices,
+                                  attention_workspace_limit_bytes());
   const std::vector<at::Tensor> buffers = score_buffers(matrices, chunks, L, S, q.options());
   for (const Chunk& c : chunks) {
     at::Tensor scores = scores_of(buffers[0], c, L, S);
@@ -194,7 +200,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> gemm_attention_backward(const Att
   const bool dropout = a.dropout_p > 0;
   const double kept = 1.0 / (1.0 - a.dropout_p);  // dropout's scaling of what it keeps (1 without dropout)
   const int matrices = score_matrices(true, a.dropout_p);
-  const auto chunks = plan_chunks(B, H, static_cast<size_t>(L * S) * q.element_size() * matrices, workspace_limit_bytes());
+  const auto chunks = plan_chunks(B, H, static_cast<size_t>(L * S) * q.element_size() * matrices,
+                                  attention_workspace_limit_bytes());
   const std::vector<at::Tensor> buffers = score_buffers(matrices, chunks, L, S, q.options());
   const at::Tensor lse = at::empty({B, H, L}, q.options().dtype(at::kFloat));  // recomputed; not needed
   for (const Chunk& c : chunks) {

@@ -43,6 +43,10 @@ inline int score_matrices(bool backward, double dropout_p) { return (backward ? 
 // score matrices of one (batch, head) fit the workspace limit.
 bool gemm_attention_applies(const at::Tensor& q, int64_t keys, int matrices);
 
+// The workspace limit: TORCH_HAL_ATTENTION_WORKSPACE_MB (MiB, a fraction allowed; 0 turns the route off),
+// 256 MiB by default. A value that does not parse raises, naming the variable.
+size_t attention_workspace_limit_bytes();
+
 // out (laid out as q) and lse [B, Hq, L] (f32), as HAL_OP_ATTENTION's; with dropout, its draws (taken from
 // hal's default generator).
 std::tuple<at::Tensor, at::Tensor, DropoutDraws> gemm_attention_forward(const AttentionOperands& a);
