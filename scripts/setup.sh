@@ -45,6 +45,9 @@ if [[ $with_tests -eq 1 ]]; then
 fi
 if [[ ${#pip_pkgs[@]} -gt 0 ]]; then "$PYTHON" -m pip install -q "${pip_pkgs[@]}"; fi
 
+# The OpenCL adapter's tests run on Intel's OpenCL CPU runtime (a pip download, unpacked under build/).
+if [[ $with_tests -eq 1 ]]; then bash scripts/opencl_cpu_runtime.sh; fi
+
 export TORCH_HAL_BUILD_TESTS=$([[ $with_tests -eq 1 ]] && echo ON || echo OFF)
 echo "setup: building torch_hal against torch $("$PYTHON" -c 'import torch; print(torch.__version__)')"
 "$PYTHON" -m pip install -q --no-deps --no-build-isolation -e .

@@ -1,0 +1,150 @@
+#include "opencl_devices.h"
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+
+namespace hal_opencl {
+namespace {
+
+enum class Choice { Gpus, Cpus, All, None };
+
+bool parse_choice(std::string* error, Choice* choice) {
+  const char* raw = std::getenv("TORCH_HAL_OPENCL_DEVICES");
+  std::string v = raw != nullptr ? raw : "";
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v.empty() || v == "gpu") *choice = Choice::Gpus;
+  else if (v == "cpu") *choice = Choice::Cpus;
+  else if (v == "all") *choice = Choice::All;
+  else if (v == "none") *choice = Choice::None;
+  else {
+    *error = std::string("TORCH_HAL_OPENCL_DEVICES='") + raw + "' is not a device choice: use gpu (the default), cpu, "
+             "all or none";
+    return false;
+  }
+  return true;
+}
+
+std::string text_info(const OpenClApi& cl, cl_device_id d, cl_uint what) {
+  size_t size = 0;
+  if (cl.GetDeviceInfo(d, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return {};
+  std::string s(size, '\0');
+  if (cl.GetDeviceInfo(d, what, size, s.data(), nullptr) != CL_SUCCESS) return {};
+  while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+template <typename T>
+T value_info(const OpenClApi& cl, cl_device_id d, cl_uint what) {
+  T v{};
+  if (cl.GetDeviceInfo(d, what, sizeof(v), &v, nullptr) != CL_SUCCESS) return T{};
+  return v;
+}
+
+std::string platform_text(const OpenClApi& cl, cl_platform_id p, cl_uint what) {
+  char text[256] = {};
+  cl.GetPlatformInfo(p, what, sizeof(text) - 1, text, nullptr);
+  return text;
+}
+
+bool contains(const std::string& haystack, const char* needle) { return haystack.find(needle) != std::string::npos; }
+
+// The GPU vendors whose GPUs have adapters of their own.
+bool served_natively(const DeviceInfo& d) {
+  const bool gpu = (d.type & CL_DEVICE_TYPE_GPU) != 0;
+  return gpu && (contains(d.vendor, "NVIDIA") || contains(d.vendor, "Advanced Micro Devices") || d.vendor == "AMD");
+}
+
+DeviceInfo read_device(const OpenClApi& cl, cl_platform_id platform, cl_device_id id) {
+  DeviceInfo d;
+  d.platform = platform;
+  d.id = id;
+  d.type = value_info<cl_bitfield>(cl, id, CL_DEVICE_TYPE);
+  d.name = text_info(cl, id, CL_DEVICE_NAME);
+  d.vendor = text_info(cl, id, CL_DEVICE_VENDOR);
+  d.platform_name = platform_text(cl, platform, CL_PLATFORM_NAME);
+  d.version = text_info(cl, id, CL_DEVICE_VERSION);
+  d.global_memory_bytes = value_info<cl_ulong>(cl, id, CL_DEVICE_GLOBAL_MEM_SIZE);
+  d.local_memory_bytes = value_info<cl_ulong>(cl, id, CL_DEVICE_LOCAL_MEM_SIZE);
+  d.compute_units = value_info<cl_uint>(cl, id, CL_DEVICE_MAX_COMPUTE_UNITS);
+  d.max_work_group_size = static_cast<uint32_t>(value_info<size_t>(cl, id, CL_DEVICE_MAX_WORK_GROUP_SIZE));
+  d.clock_mhz = value_info<cl_uint>(cl, id, CL_DEVICE_MAX_CLOCK_FREQUENCY);
+  const std::string extensions = text_info(cl, id, CL_DEVICE_EXTENSIONS);
+  d.fp16 = contains(extensions, "cl_khr_fp16");
+  d.fp64 = value_info<cl_bitfield>(cl, id, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
+  if (contains(extensions, "cl_khr_pci_bus_info")) {
+    const auto pci = value_info<ClPciBusInfo>(cl, id, CL_DEVICE_PCI_BUS_INFO_KHR);
+    char text[32];
+    std::snprintf(text, sizeof(text), "%04x:%02x:%02x.%x", pci.domain, pci.bus, pci.device, pci.function);
+    d.pci_bus_id = text;
+  }
+  if (contains(extensions, "cl_khr_device_uuid")) {
+    unsigned char u[16] = {};
+    if (cl.GetDeviceInfo(id, CL_DEVICE_UUID_KHR, sizeof(u), u, nullptr) == CL_SUCCESS) {
+      char text[40];
+      std::snprintf(text, sizeof(text), "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+                    u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+      d.uuid = text;
+    }
+  }
+  return d;
+}
+
+// Why the adapter cannot serve the device, or empty.
+std::string unfit(const OpenClApi& cl, const DeviceInfo& d) {
+  if (!contains(text_info(cl, d.id, CL_DEVICE_IL_VERSION), "SPIR-V")) return "takes no SPIR-V";
+  if ((value_info<cl_bitfield>(cl, d.id, CL_DEVICE_SVM_CAPABILITIES) & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) == 0) {
+    return "has no shared virtual memory";
+  }
+  return {};
+}
+
+// Why the user's choice leaves the device out, or empty.
+std::string not_chosen(const DeviceInfo& d, Choice choice) {
+  const bool cpu = (d.type & CL_DEVICE_TYPE_CPU) != 0;
+  switch (choice) {
+    case Choice::All: return {};
+    case Choice::None: return "TORCH_HAL_OPENCL_DEVICES=none";
+    case Choice::Cpus: return cpu ? std::string() : "not a CPU (TORCH_HAL_OPENCL_DEVICES=cpu)";
+    case Choice::Gpus:
+      if (cpu) return "a CPU, which the host device serves (TORCH_HAL_OPENCL_DEVICES=cpu or all adds it)";
+      if (served_natively(d)) return "a GPU that its vendor's adapter serves (TORCH_HAL_OPENCL_DEVICES=all adds it)";
+      return {};
+  }
+  return {};
+}
+
+}  // namespace
+
+Discovery discover_devices(const OpenClApi& cl) {
+  Discovery out;
+  Choice choice = Choice::Gpus;
+  if (!parse_choice(&out.config_error, &choice)) return out;
+  cl_uint platform_count = 0;
+  if (cl.GetPlatformIDs(0, nullptr, &platform_count) != CL_SUCCESS || platform_count == 0) {
+    out.skipped = "no OpenCL platform (no ICD is installed, or OCL_ICD_VENDORS names none)";
+    return out;
+  }
+  std::vector<cl_platform_id> platforms(platform_count);
+  cl.GetPlatformIDs(platform_count, platforms.data(), nullptr);
+  for (cl_platform_id p : platforms) {
+    cl_uint n = 0;
+    if (cl.GetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &n) != CL_SUCCESS || n == 0) continue;
+    std::vector<cl_device_id> ids(n);
+    cl.GetDeviceIDs(p, CL_DEVICE_TYPE_ALL, n, ids.data(), nullptr);
+    for (cl_device_id id : ids) {
+      DeviceInfo d = read_device(cl, p, id);
+      std::string why = unfit(cl, d);
+      if (why.empty()) why = not_chosen(d, choice);
+      if (why.empty()) {
+        out.devices.push_back(std::move(d));
+      } else {
+        out.skipped += (out.skipped.empty() ? "" : "; ") + d.name + " (" + d.platform_name + "): " + why;
+      }
+    }
+  }
+  if (out.devices.empty() && out.skipped.empty()) out.skipped = "the OpenCL platforms have no device";
+  return out;
+}
+
+}  // namespace hal_opencl
