@@ -26,6 +26,15 @@ fi
 if [[ $with_tests -eq 1 ]] && ! command -v clang++-19 >/dev/null && apt-cache show clang-19 >/dev/null 2>&1; then
   need_apt+=(clang-19 lld-19)
 fi
+# The SPIR-V toolchain of the kernel library's OpenCL form (tests/python/test_spirv_kernels.py): C++ for
+# OpenCL with clang-15, LLVM IR to SPIR-V with llvm-spirv-15, validation with spirv-val.
+if [[ $with_tests -eq 1 ]]; then
+  for tool in clang-15:clang-15 llvm-spirv-15:llvm-spirv-15 spirv-val:spirv-tools; do
+    if ! command -v "${tool%%:*}" >/dev/null && apt-cache show "${tool##*:}" >/dev/null 2>&1; then
+      need_apt+=("${tool##*:}")
+    fi
+  done
+fi
 if [[ ${#need_apt[@]} -gt 0 ]]; then
   echo "setup: installing ${need_apt[*]} with apt-get"
   as_root apt-get update -qq

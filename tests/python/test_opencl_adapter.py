@@ -1,8 +1,9 @@
 """The OpenCL adapter (vendor_adapters/opencl) on Intel's OpenCL runtime for CPUs, a real OpenCL 3.0
 implementation that scripts/setup.sh --tests unpacks under build/opencl_runtime: discovery and the opt-in for
-CPU devices, shared virtual memory, copies, streams, events, out of memory, and the conformance suite. Each
-case runs in a fresh interpreter, since which devices exist is fixed at import. The adapter has no SPIR-V
-kernels yet, so ops run through the counted CPU fallback here."""
+CPU devices, shared virtual memory, copies, streams, events, out of memory, the kernel library's elementwise
+ops as SPIR-V kernels (strict mode: no CPU fallback), and the conformance suite. Each case runs in a fresh
+interpreter, since which devices exist is fixed at import. What the SPIR-V kernels do not take yet (other ops,
+scalar operands, broadcasting, other dtypes) runs through the counted CPU fallback."""
 import os
 import subprocess
 import sys
@@ -124,6 +125,42 @@ x = torch.ones(10, device="hal:0")
 print("still works", x.sum().item())
 """)
     assert "OOM True" in out and "still works 10.0" in out
+
+
+def test_elementwise_ops_run_as_spirv_kernels_in_strict_mode(runtime):
+    out = run_on_opencl("""
+import torch, torch_hal
+import torch.nn.functional as F
+g = torch.Generator().manual_seed(0)
+a, b, c = torch.randn(1000, generator=g), torch.randn(1000, generator=g), torch.rand(1000, generator=g)
+b[b.abs() < 0.1] = 0.5
+da, db, dc = a.to("hal:0"), b.to("hal:0"), c.to("hal:0")
+torch.hal.reset_fallback_stats()
+with torch.hal.strict():
+    pairs = {
+        "add": (torch.add(da, db, alpha=2), torch.add(a, b, alpha=2)),
+        "sub": (da - db, a - b), "mul": (da * db, a * b), "div": (da / db, a / b),
+        "floor_divide": (torch.div(da, db, rounding_mode="floor"), torch.div(a, b, rounding_mode="floor")),
+        "maximum": (torch.maximum(da, db), torch.maximum(a, b)), "exp": (da.exp(), a.exp()),
+        "tanh": (da.tanh(), a.tanh()), "relu": (torch.relu(da), torch.relu(a)), "sigmoid": (da.sigmoid(), a.sigmoid()),
+        "gelu": (F.gelu(da), F.gelu(a)), "gelu_tanh": (F.gelu(da, approximate="tanh"), F.gelu(a, approximate="tanh")),
+        "silu": (F.silu(da), F.silu(a)), "lerp": (torch.lerp(da, db, dc), torch.lerp(a, b, c)),
+        "addcmul": (torch.addcmul(da, db, dc, value=0.5), torch.addcmul(a, b, c, value=0.5)),
+    }
+    x = da.clone()
+    x.mul_(db)  # in place: the output is an input
+    pairs["mul_"] = (x, a * b)
+for name, (got, want) in pairs.items():
+    torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-6, msg=name)
+print("native", dict(torch.hal.fallback_stats()))
+try:
+    with torch.hal.strict():
+        da + 1  # a scalar operand: not a SPIR-V kernel yet
+except RuntimeError as e:
+    print("strict refuses", "add" in str(e))
+""")
+    assert "native {}" in out, out
+    assert "strict refuses True" in out
 
 
 def test_conformance_suite_on_the_opencl_cpu_device(runtime):

@@ -5,9 +5,9 @@
 // timing); an event is a marker command on such a queue. Copies with pageable host memory block, as CUDA's
 // do; with pinned memory (malloc_host) they are asynchronous in stream order.
 //
-// This adapter has no native kernels yet: ops on its devices run through the core's counted CPU fallback.
-// The kernel library compiled to SPIR-V (issue 13) comes next; the memory, copy, stream and event paths
-// here are what it will launch on. Device choice: opencl_devices.h.
+// Native kernels come from the kernel library's SPIR-V modules (opencl_kernels.h): today the elementwise ops
+// on contiguous float32 tensors; every other op runs through the core's counted CPU fallback. Device choice:
+// opencl_devices.h.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +22,7 @@
 
 #include "opencl_api.h"
 #include "opencl_devices.h"
+#include "opencl_kernels.h"
 #include "torch_hal/adapter.h"
 
 struct hal_stream_impl {
@@ -44,6 +45,7 @@ struct Device {
   DeviceInfo info;
   cl_context context = nullptr;
   cl_command_queue default_queue = nullptr;
+  std::unique_ptr<DeviceKernels> kernels;
   std::mutex mutex;  // guards streams and allocations
   std::set<hal_stream_t> streams;
   std::unordered_map<void*, uint64_t> allocations;
@@ -63,6 +65,7 @@ struct State {
         delete s;
       }
       for (auto& [ptr, size] : d->allocations) cl->SVMFree(d->context, ptr);
+      d->kernels.reset();  // its program and kernels belong to the context
       if (d->default_queue) cl->ReleaseCommandQueue(d->default_queue);
       if (d->context) cl->ReleaseContext(d->context);
     }
@@ -154,6 +157,7 @@ hal_status_t open_devices(State& state, Discovery discovery) {
     state.devices.push_back(std::move(d));  // released by ~State from here on
     Device& added = *state.devices.back();
     added.default_queue = new_queue(*state.cl, added, &error);
+    added.kernels = std::make_unique<DeviceKernels>(*state.cl, added.context, added.info.id);
     if (error != CL_SUCCESS) return cl_fail(("clCreateCommandQueueWithProperties for " + added.info.name).c_str(), error);
   }
   return HAL_STATUS_SUCCESS;
@@ -439,6 +443,23 @@ hal_status_t event_elapsed_ms(int32_t /*device*/, hal_event_t start, hal_event_t
 
 hal_status_t device_synchronize(int32_t device) { return finish_all(dev(device)); }
 
+// ---- native kernels ----------------------------------------------------------------------------
+
+hal_status_t op_supported(int32_t /*device*/, hal_op_t op, const hal_tensor_t* tensors, int32_t num_tensors) {
+  return DeviceKernels::supports(op, tensors, num_tensors) ? HAL_STATUS_SUCCESS : HAL_STATUS_NOT_SUPPORTED;
+}
+
+hal_status_t launch_op(int32_t device, hal_op_t op, hal_stream_t stream, const hal_tensor_t* inputs,
+                       int32_t num_inputs, hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
+                       int32_t num_scalars) {
+  return guarded("launch_op", [&]() -> hal_status_t {
+    std::string error;
+    const hal_status_t st = dev(device).kernels->launch(queue_of(device, stream), op, inputs, num_inputs, outputs,
+                                                        num_outputs, scalars, num_scalars, &error);
+    return st == HAL_STATUS_SUCCESS || error.empty() ? st : fail(st, error);
+  });
+}
+
 const hal_adapter_t* table() {
   static const hal_adapter_t t = [] {
     hal_adapter_t a{};
@@ -471,6 +492,8 @@ const hal_adapter_t* table() {
     a.event_synchronize = event_synchronize;
     a.event_elapsed_ms = event_elapsed_ms;
     a.device_synchronize = device_synchronize;
+    a.op_supported = op_supported;
+    a.launch_op = launch_op;
     return a;
   }();
   return &t;

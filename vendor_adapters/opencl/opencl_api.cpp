@@ -56,8 +56,18 @@ Loaded load() {
   resolve(library, "clGetEventInfo", &a.GetEventInfo, &missing);
   resolve(library, "clGetEventProfilingInfo", &a.GetEventProfilingInfo, &missing);
   resolve(library, "clReleaseEvent", &a.ReleaseEvent, &missing);
+  resolve(library, "clCreateProgramWithIL", &a.CreateProgramWithIL, &missing);
+  resolve(library, "clBuildProgram", &a.BuildProgram, &missing);
+  resolve(library, "clGetProgramBuildInfo", &a.GetProgramBuildInfo, &missing);
+  resolve(library, "clReleaseProgram", &a.ReleaseProgram, &missing);
+  resolve(library, "clCreateKernel", &a.CreateKernel, &missing);
+  resolve(library, "clReleaseKernel", &a.ReleaseKernel, &missing);
+  resolve(library, "clSetKernelArg", &a.SetKernelArg, &missing);
+  resolve(library, "clSetKernelArgSVMPointer", &a.SetKernelArgSVMPointer, &missing);
+  resolve(library, "clEnqueueNDRangeKernel", &a.EnqueueNDRangeKernel, &missing);
   if (!missing.empty()) {
-    out.why = name + " has no " + missing + ": the OpenCL adapter needs OpenCL 2.0 or later (shared virtual memory)";
+    out.why = name + " has no " + missing +
+              ": the OpenCL adapter needs OpenCL 2.1 or later (shared virtual memory, SPIR-V programs)";
     dlclose(library);
   }
   return out;

@@ -20,6 +20,8 @@ using cl_device_id = struct _cl_device_id*;
 using cl_context = struct _cl_context*;
 using cl_command_queue = struct _cl_command_queue*;
 using cl_event = struct _cl_event*;
+using cl_program = struct _cl_program*;
+using cl_kernel = struct _cl_kernel*;
 using cl_queue_properties = cl_ulong;
 using cl_context_properties = intptr_t;
 
@@ -60,6 +62,7 @@ constexpr cl_bitfield CL_QUEUE_PROFILING_ENABLE = 1 << 1;
 constexpr cl_uint CL_QUEUE_PROPERTIES = 0x1093;
 constexpr cl_uint CL_EVENT_COMMAND_EXECUTION_STATUS = 0x11D3;
 constexpr cl_uint CL_PROFILING_COMMAND_END = 0x1283;
+constexpr cl_uint CL_PROGRAM_BUILD_LOG = 0x1183;
 
 // cl_khr_pci_bus_info's answer.
 struct ClPciBusInfo {
@@ -88,6 +91,17 @@ struct OpenClApi {
   cl_int (*GetEventInfo)(cl_event, cl_uint, size_t, void*, size_t*);
   cl_int (*GetEventProfilingInfo)(cl_event, cl_uint, size_t, void*, size_t*);
   cl_int (*ReleaseEvent)(cl_event);
+  // Kernels from SPIR-V modules (OpenCL 2.1).
+  cl_program (*CreateProgramWithIL)(cl_context, const void*, size_t, cl_int*);
+  cl_int (*BuildProgram)(cl_program, cl_uint, const cl_device_id*, const char*, void*, void*);
+  cl_int (*GetProgramBuildInfo)(cl_program, cl_device_id, cl_uint, size_t, void*, size_t*);
+  cl_int (*ReleaseProgram)(cl_program);
+  cl_kernel (*CreateKernel)(cl_program, const char*, cl_int*);
+  cl_int (*ReleaseKernel)(cl_kernel);
+  cl_int (*SetKernelArg)(cl_kernel, cl_uint, size_t, const void*);
+  cl_int (*SetKernelArgSVMPointer)(cl_kernel, cl_uint, const void*);
+  cl_int (*EnqueueNDRangeKernel)(cl_command_queue, cl_kernel, cl_uint, const size_t*, const size_t*, const size_t*,
+                                 cl_uint, const cl_event*, cl_event*);
 };
 
 // The library named by TORCH_HAL_OPENCL_LIBRARY, else libOpenCL.so.1, loaded once. nullptr, with the reason

@@ -4,11 +4,15 @@
 // NaN propagates through maximum/minimum/clamp, remainder takes the divisor's sign, round is half to even.
 #pragma once
 
+#include "kernels/gpu_runtime.h"
+#if defined(__OPENCL_CPP_VERSION__)  // SPIR-V: the op ids alone (OpenCL refuses adapter.h's function table)
+#include "torch_hal/adapter_ops.h"
+#else
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/gpu_runtime.h"
 #include "torch_hal/adapter.h"
+#endif
 
 namespace hal_gpu::ew {
 

@@ -1,11 +1,25 @@
 // The portability header of the GPU kernel library: the one place that knows whether these sources are
-// being compiled by nvcc for NVIDIA or by hipcc/clang for AMD. The sources keep CUDA's spelling, the lingua
+// being compiled by nvcc for NVIDIA, by hipcc/clang for AMD, or by clang as C++ for OpenCL (SPIR-V). The sources keep CUDA's spelling, the lingua
 // franca of GPU kernels; for HIP this header includes HIP's headers and maps the few names that differ.
 // Runtime API calls (memory, streams, launches) are not mapped: the library makes none of its own, it asks
 // its adapter (adapter_services.h), which reaches its vendor's runtime however it loads it.
 #pragma once
 
-#if defined(HAL_GPU_HIP)
+#if defined(__OPENCL_CPP_VERSION__)
+#include "kernels/opencl_portability.h"
+#elif defined(HAL_GPU_HOST_ONLY)
+// Plain C++ host code that reads the library's constexpr tables and host helpers (elementwise_params.h) without
+// a GPU compiler: device qualifiers vanish, and the device math names the templates refer to are declared.
+#include <cmath>
+#include <cstdint>
+#define __device__
+#define __host__
+#define __forceinline__ inline
+inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
+using std::isinf;
+using std::isnan;
+#elif defined(HAL_GPU_HIP)
 #include <hip/hip_runtime.h>
 #include <hip/hip_fp16.h>
 #include <hip/hip_bfloat16.h>

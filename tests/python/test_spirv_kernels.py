@@ -1,0 +1,162 @@
+"""The portable kernel library as SPIR-V, run on a real OpenCL device: vendor_adapters/opencl/kernels/
+elementwise.cl includes the library's elementwise math (elementwise_ops.cuh, the very functions the CUDA and
+HIP builds run), is compiled as C++ for OpenCL with clang-15 and llvm-spirv-15, validated with spirv-val, built
+by Intel's OpenCL CPU runtime from the SPIR-V module (clCreateProgramWithIL) and launched on shared virtual
+memory; every op's results are compared with PyTorch's CPU ops. scripts/setup.sh --tests installs the tools
+(Debian packages) and the runtime (build/opencl_runtime)."""
+import ctypes
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+import torch
+
+from conftest import REPO_ROOT
+
+RUNTIME = REPO_ROOT / "build" / "opencl_runtime" / "lib" / "libintelocl.so"
+SOURCE = REPO_ROOT / "vendor_adapters" / "opencl" / "kernels" / "elementwise.cl"
+TOOLS = ("clang-15", "llvm-spirv-15", "spirv-val")
+OPS = {m.group(1): int(m.group(2)) for m in re.finditer(
+    r"HAL_OP_(\w+)\s*=\s*(\d+)", (REPO_ROOT / "include" / "torch_hal" / "adapter_ops.h").read_text())}
+
+
+def missing_means(message):
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def module(tmp_path_factory):
+    absent = [t for t in TOOLS if shutil.which(t) is None]
+    if absent:
+        missing_means(f"{', '.join(absent)} missing: scripts/setup.sh --tests installs them")
+    out = tmp_path_factory.mktemp("spirv")
+    bc, spv = out / "elementwise.bc", out / "elementwise.spv"
+    for cmd in (["clang-15", "-cl-std=clc++2021", "-target", "spir64", "-O2", "-emit-llvm", "-ffreestanding",
+                 "-I", str(REPO_ROOT / "vendor_adapters" / "gpu_kernels"), "-I", str(REPO_ROOT / "include"),
+                 "-c", str(SOURCE), "-o", str(bc)],
+                ["llvm-spirv-15", str(bc), "-o", str(spv)],
+                ["spirv-val", str(spv)]):
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, f"{cmd[0]}: {done.stdout}{done.stderr}"
+    return spv.read_bytes()
+
+
+class Device:
+    """The first OpenCL device of the runtime, through ctypes: a context, a queue, the module's kernels."""
+
+    def __init__(self, il: bytes):
+        cl = self.cl = ctypes.CDLL(str(RUNTIME))
+        vp, u32, err = ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int32()
+        for name, res, args in [
+            ("clCreateContext", vp, [vp, u32, ctypes.POINTER(vp), vp, vp, ctypes.POINTER(ctypes.c_int32)]),
+            ("clCreateCommandQueueWithProperties", vp, [vp, vp, vp, ctypes.POINTER(ctypes.c_int32)]),
+            ("clCreateProgramWithIL", vp, [vp, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int32)]),
+            ("clBuildProgram", ctypes.c_int32, [vp, u32, ctypes.POINTER(vp), ctypes.c_char_p, vp, vp]),
+            ("clCreateKernel", vp, [vp, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
+            ("clSVMAlloc", vp, [vp, ctypes.c_uint64, ctypes.c_size_t, u32]),
+            ("clSVMFree", None, [vp, vp]),
+            ("clEnqueueSVMMemcpy", ctypes.c_int32, [vp, u32, vp, vp, ctypes.c_size_t, u32, vp, vp]),
+            ("clSetKernelArgSVMPointer", ctypes.c_int32, [vp, u32, vp]),
+            ("clSetKernelArg", ctypes.c_int32, [vp, u32, ctypes.c_size_t, vp]),
+            ("clEnqueueNDRangeKernel", ctypes.c_int32,
+             [vp, vp, u32, vp, ctypes.POINTER(ctypes.c_size_t), vp, u32, vp, vp]),
+            ("clFinish", ctypes.c_int32, [vp]),
+            ("clGetPlatformIDs", ctypes.c_int32, [u32, ctypes.POINTER(vp), ctypes.POINTER(u32)]),
+            ("clGetDeviceIDs", ctypes.c_int32, [vp, ctypes.c_uint64, u32, ctypes.POINTER(vp), ctypes.POINTER(u32)]),
+        ]:
+            getattr(cl, name).restype, getattr(cl, name).argtypes = res, args
+        platform, device = vp(), vp()
+        assert cl.clGetPlatformIDs(1, ctypes.byref(platform), None) == 0
+        assert cl.clGetDeviceIDs(platform, 0xFFFFFFFF, 1, ctypes.byref(device), None) == 0
+        self.context = cl.clCreateContext(None, 1, ctypes.byref(device), None, None, ctypes.byref(err))
+        assert err.value == 0
+        self.queue = cl.clCreateCommandQueueWithProperties(self.context, device, None, ctypes.byref(err))
+        assert err.value == 0
+        program = cl.clCreateProgramWithIL(self.context, il, len(il), ctypes.byref(err))
+        assert err.value == 0, f"clCreateProgramWithIL: {err.value}"
+        assert cl.clBuildProgram(program, 1, ctypes.byref(device), b"", None, None) == 0
+        self.kernels = {}
+        for name in ("unary_f32", "binary_f32", "ternary_f32"):
+            self.kernels[name] = cl.clCreateKernel(program, name.encode(), ctypes.byref(err))
+            assert err.value == 0, name
+
+    def run(self, arity, op, inputs, s0=0.0, mode=0):
+        """out = op(*inputs) on the device, float32 and contiguous, through the module's kernel of that arity."""
+        cl, n = self.cl, inputs[0].numel()
+        buffers = []
+        for t in [*inputs, inputs[0]]:  # the last one receives the output
+            p = cl.clSVMAlloc(self.context, 1, t.numel() * 4, 0)
+            assert p
+            assert cl.clEnqueueSVMMemcpy(self.queue, 1, p, t.contiguous().data_ptr(), n * 4, 0, None, None) == 0
+            buffers.append(p)
+        kernel = self.kernels[("unary_f32", "binary_f32", "ternary_f32")[arity - 1]]
+        for i, p in enumerate(buffers):
+            assert cl.clSetKernelArgSVMPointer(kernel, i, p) == 0
+        scalars = [ctypes.c_uint64(n), ctypes.c_int32(op), ctypes.c_float(s0), ctypes.c_int32(mode)]
+        for j, s in enumerate(scalars):
+            assert cl.clSetKernelArg(kernel, len(buffers) + j, ctypes.sizeof(s), ctypes.byref(s)) == 0
+        size = ctypes.c_size_t(n)
+        assert cl.clEnqueueNDRangeKernel(self.queue, kernel, 1, None, ctypes.byref(size), None, 0, None, None) == 0
+        out = torch.empty(n, dtype=torch.float32)
+        assert cl.clEnqueueSVMMemcpy(self.queue, 1, out.data_ptr(), buffers[-1], n * 4, 0, None, None) == 0
+        assert cl.clFinish(self.queue) == 0
+        for p in buffers:
+            cl.clSVMFree(self.context, p)
+        return out
+
+
+@pytest.fixture(scope="module")
+def device(module):
+    if not RUNTIME.exists():
+        missing_means(f"{RUNTIME} is missing: scripts/setup.sh --tests installs it")
+    return Device(module)
+
+
+def values(seed, n=4099, low=-4.0, high=4.0):
+    g = torch.Generator().manual_seed(seed)
+    x = torch.empty(n).uniform_(low, high, generator=g)
+    x[:4] = torch.tensor([0.0, -0.0, float("nan"), 2.5])  # signed zeros, NaN and a halfway value
+    return x
+
+
+UNARY = {
+    "EXP": torch.exp, "TANH": torch.tanh, "SIGMOID": torch.sigmoid, "RELU": torch.relu, "NEG": torch.neg,
+    "ABS": torch.abs, "ERF": torch.erf, "SILU": torch.nn.functional.silu, "ROUND": torch.round,
+    "SIGN": torch.sign, "FLOOR": torch.floor, "SQUARE": torch.square, "SIN": torch.sin, "EXPM1": torch.expm1,
+    "GELU": torch.nn.functional.gelu,
+}
+BINARY = {
+    "ADD": (lambda a, b: torch.add(a, b, alpha=2.0), 2.0, 0), "SUB": (torch.sub, 1.0, 0), "MUL": (torch.mul, 0, 0),
+    "DIV": (torch.div, 0, 0), "DIV_FLOOR": (lambda a, b: torch.div(a, b, rounding_mode="floor"), 0, 2),
+    "MAXIMUM": (torch.maximum, 0, 0), "MINIMUM": (torch.minimum, 0, 0), "ATAN2": (torch.atan2, 0, 0),
+    "REMAINDER": (torch.remainder, 0, 0), "FMOD": (torch.fmod, 0, 0),
+    "LT": (lambda a, b: (a < b).float(), 0, 0), "EQ": (lambda a, b: (a == b).float(), 0, 0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_ops_match_pytorch(device, name):
+    x = values(1)
+    got = device.run(1, OPS[name], [x])
+    torch.testing.assert_close(got, UNARY[name](x), rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_ops_match_pytorch(device, name):
+    a, b = values(2), values(3)
+    b[b.abs() < 0.1] = 0.5  # no division blow-ups near zero; exact zeros stay in a
+    fn, s0, mode = BINARY[name]
+    got = device.run(2, OPS[name.split("_")[0]], [a, b], s0=s0, mode=mode)
+    torch.testing.assert_close(got, fn(a, b), rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
+def test_ternary_ops_match_pytorch(device):
+    a, b, c = values(4), values(5), values(6, low=0.0, high=1.0)
+    torch.testing.assert_close(device.run(3, OPS["WHERE"], [a, b, c]), torch.where(a != 0, b, c), equal_nan=True)
+    torch.testing.assert_close(device.run(3, OPS["ADDCMUL"], [a, b, c], s0=0.5),
+                               torch.addcmul(a, b, c, value=0.5), equal_nan=True)
+    torch.testing.assert_close(device.run(3, OPS["LERP"], [a, b, c]), torch.lerp(a, b, c), equal_nan=True)
