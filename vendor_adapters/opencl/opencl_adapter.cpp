@@ -157,8 +157,10 @@ hal_status_t open_devices(State& state, Discovery discovery) {
     state.devices.push_back(std::move(d));  // released by ~State from here on
     Device& added = *state.devices.back();
     added.default_queue = new_queue(*state.cl, added, &error);
+    if (error != CL_SUCCESS) {
+      return cl_fail(("clCreateCommandQueueWithProperties for " + added.info.name).c_str(), error);
+    }
     added.kernels = std::make_unique<DeviceKernels>(*state.cl, added.context, added.info.id);
-    if (error != CL_SUCCESS) return cl_fail(("clCreateCommandQueueWithProperties for " + added.info.name).c_str(), error);
   }
   return HAL_STATUS_SUCCESS;
 }
@@ -175,7 +177,9 @@ hal_status_t initialize() {
     if (api == nullptr) return fail(HAL_STATUS_UNAVAILABLE, why);
     Discovery discovery = discover_devices(*api);
     if (!discovery.config_error.empty()) return fail(HAL_STATUS_INVALID_ARGUMENT, discovery.config_error);
-    if (discovery.devices.empty()) return fail(HAL_STATUS_UNAVAILABLE, "no OpenCL device to serve: " + discovery.skipped);
+    if (discovery.devices.empty()) {
+      return fail(HAL_STATUS_UNAVAILABLE, "no OpenCL device to serve: " + discovery.skipped);
+    }
     auto state = std::make_unique<State>();
     state->cl = api;
     if (hal_status_t st = open_devices(*state, std::move(discovery))) return st;
@@ -207,7 +211,9 @@ hal_status_t get_device_properties(int32_t device, hal_device_properties_t* prop
   std::snprintf(p.name, sizeof(p.name), "%s (OpenCL, %s)", info.name.c_str(), info.platform_name.c_str());
   // Not the silicon's vendor: the devices of this adapter are told apart from those other adapters serve.
   std::snprintf(p.vendor, sizeof(p.vendor), "opencl");
-  const char* kind = (info.type & CL_DEVICE_TYPE_CPU) ? "cpu" : (info.type & CL_DEVICE_TYPE_GPU) ? "gpu" : "accelerator";
+  const char* kind = (info.type & CL_DEVICE_TYPE_CPU)   ? "cpu"
+                     : (info.type & CL_DEVICE_TYPE_GPU) ? "gpu"
+                                                        : "accelerator";
   std::snprintf(p.arch_name, sizeof(p.arch_name), "opencl-%s", kind);
   std::snprintf(p.pci_bus_id, sizeof(p.pci_bus_id), "%s", info.pci_bus_id.c_str());
   std::snprintf(p.uuid, sizeof(p.uuid), "%s", info.uuid.c_str());
@@ -276,7 +282,9 @@ hal_status_t malloc_host(uint64_t size, void** ptr) {
   return guarded("malloc_host", [&]() -> hal_status_t {
     const uint64_t bytes = (size + kPinnedAlignment - 1) / kPinnedAlignment * kPinnedAlignment;
     void* p = bytes >= size ? std::aligned_alloc(kPinnedAlignment, bytes ? bytes : kPinnedAlignment) : nullptr;
-    if (p == nullptr) return fail(HAL_STATUS_OUT_OF_HOST_MEMORY, "malloc_host: no " + std::to_string(size) + " bytes left");
+    if (p == nullptr) {
+      return fail(HAL_STATUS_OUT_OF_HOST_MEMORY, "malloc_host: no " + std::to_string(size) + " bytes left");
+    }
     std::lock_guard<std::mutex> lock(g_state->pinned_mutex);
     g_state->pinned.emplace(p, size);
     *ptr = p;
@@ -312,7 +320,8 @@ hal_status_t memcpy_async(int32_t device, void* dst, const void* src, uint64_t s
   const bool blocking = (kind == HAL_COPY_HOST_TO_DEVICE && !is_pinned(src, size)) ||
                         (kind == HAL_COPY_DEVICE_TO_HOST && !is_pinned(dst, size));
   cl_command_queue q = queue_of(device, stream);
-  return submitted("clEnqueueSVMMemcpy", cl().EnqueueSVMMemcpy(q, blocking ? 1 : 0, dst, src, size, 0, nullptr, nullptr), q);
+  const cl_int code = cl().EnqueueSVMMemcpy(q, blocking ? 1 : 0, dst, src, size, 0, nullptr, nullptr);
+  return submitted("clEnqueueSVMMemcpy", code, q);
 }
 
 // Each device has a context of its own, so SVM pointers of one mean nothing to another: the core stages
@@ -336,7 +345,9 @@ hal_status_t stream_create(int32_t device, int32_t /*priority*/, hal_stream_t* s
 }
 
 hal_status_t stream_destroy(int32_t device, hal_stream_t stream) {
-  if (stream == nullptr) return fail(HAL_STATUS_INVALID_ARGUMENT, "stream_destroy: the default stream cannot be destroyed");
+  if (stream == nullptr) {
+    return fail(HAL_STATUS_INVALID_ARGUMENT, "stream_destroy: the default stream cannot be destroyed");
+  }
   Device& d = dev(device);
   {
     std::lock_guard<std::mutex> lock(d.mutex);
@@ -402,7 +413,8 @@ hal_status_t event_destroy(int32_t /*device*/, hal_event_t event) {
 hal_status_t event_record(int32_t device, hal_event_t event, hal_stream_t stream) {
   cl_command_queue q = queue_of(device, stream);
   cl_event marker = nullptr;
-  if (hal_status_t st = submitted("clEnqueueMarkerWithWaitList", cl().EnqueueMarkerWithWaitList(q, 0, nullptr, &marker), q)) {
+  const cl_int code = cl().EnqueueMarkerWithWaitList(q, 0, nullptr, &marker);
+  if (hal_status_t st = submitted("clEnqueueMarkerWithWaitList", code, q)) {
     return st;
   }
   if (event->marker != nullptr) cl().ReleaseEvent(event->marker);

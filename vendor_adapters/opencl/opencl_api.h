@@ -82,7 +82,8 @@ struct OpenClApi {
   cl_int (*Finish)(cl_command_queue);
   void* (*SVMAlloc)(cl_context, cl_bitfield, size_t, cl_uint);
   void (*SVMFree)(cl_context, void*);
-  cl_int (*EnqueueSVMMemcpy)(cl_command_queue, cl_uint, void*, const void*, size_t, cl_uint, const cl_event*, cl_event*);
+  cl_int (*EnqueueSVMMemcpy)(cl_command_queue, cl_uint, void*, const void*, size_t, cl_uint, const cl_event*,
+                             cl_event*);
   cl_int (*EnqueueSVMMemFill)(cl_command_queue, void*, const void*, size_t, size_t, cl_uint, const cl_event*,
                               cl_event*);
   cl_int (*EnqueueMarkerWithWaitList)(cl_command_queue, cl_uint, const cl_event*, cl_event*);

@@ -10,7 +10,9 @@ namespace {
 
 constexpr const char* kElementwiseKernels[3] = {"unary_f32", "binary_f32", "ternary_f32"};
 
-bool is_float32(const hal_tensor_t& t) { return t.dtype.code == HAL_DTYPE_FLOAT && t.dtype.bits == 32 && t.dtype.lanes == 1; }
+bool is_float32(const hal_tensor_t& t) {
+  return t.dtype.code == HAL_DTYPE_FLOAT && t.dtype.bits == 32 && t.dtype.lanes == 1;
+}
 
 // A present tensor (not a scalar operand, not absent) laid out densely in row-major order.
 bool is_contiguous(const hal_tensor_t& t) {
@@ -139,7 +141,8 @@ hal_status_t DeviceKernels::launch(cl_command_queue queue, hal_op_t op, const ha
   const size_t global = static_cast<size_t>(n);
   status = cl_.EnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, nullptr, 0, nullptr, nullptr);
   if (status != CL_SUCCESS) {
-    *error = "clEnqueueNDRangeKernel " + std::string(kElementwiseKernels[info.arity - 1]) + ": " + cl_error_name(status);
+    *error =
+        std::string("clEnqueueNDRangeKernel ") + kElementwiseKernels[info.arity - 1] + ": " + cl_error_name(status);
     return status == CL_OUT_OF_RESOURCES ? HAL_STATUS_OUT_OF_DEVICE_MEMORY : HAL_STATUS_DEVICE_ERROR;
   }
   cl_.Flush(queue);

@@ -102,7 +102,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> overrideable_backward
 }  // namespace
 
 const char* host_attention_declines(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, double dropout_p) {
-  if (!is_cpu_flash_dtype(q.scalar_type()) || k.scalar_type() != q.scalar_type() || v.scalar_type() != q.scalar_type()) {
+  const at::ScalarType t = q.scalar_type();
+  if (!is_cpu_flash_dtype(t) || k.scalar_type() != t || v.scalar_type() != t) {
     return "its dtype is not float32, float64, float16 or bfloat16 (the same for query, key and value)";
   }
   if (dropout_p > 0.0) return "it has dropout, which ATen's CPU flash-attention kernels do not take";
