@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "kernels/elementwise_params.h"
+#include "kernels/tensor_operands.h"
 #include "spirv_modules.h"
 
 namespace hal_opencl {
@@ -10,19 +11,11 @@ namespace {
 
 constexpr const char* kElementwiseKernels[3] = {"unary_f32", "binary_f32", "ternary_f32"};
 
-bool is_float32(const hal_tensor_t& t) {
-  return t.dtype.code == HAL_DTYPE_FLOAT && t.dtype.bits == 32 && t.dtype.lanes == 1;
-}
+bool is_float32(const hal_tensor_t& t) { return hal_gpu::dtype_of(t.dtype) == hal_gpu::DType::F32; }
 
-// A present tensor (not a scalar operand, not absent) laid out densely in row-major order.
-bool is_contiguous(const hal_tensor_t& t) {
-  if (t.data == nullptr || t.ndim < 0) return false;
-  int64_t expected = 1;
-  for (int32_t d = t.ndim - 1; d >= 0; --d) {
-    if (t.shape[d] != 1 && t.strides[d] != expected) return false;
-    expected *= t.shape[d];
-  }
-  return true;
+// A float32 tensor in memory (not a scalar operand, not absent), dense in row-major order.
+bool is_dense_float32(const hal_tensor_t& t) {
+  return t.data != nullptr && t.ndim >= 0 && is_float32(t) && hal_gpu::is_contiguous(t);
 }
 
 bool same_shape(const hal_tensor_t& a, const hal_tensor_t& b) {
@@ -32,14 +25,6 @@ bool same_shape(const hal_tensor_t& a, const hal_tensor_t& b) {
   }
   return true;
 }
-
-int64_t numel(const hal_tensor_t& t) {
-  int64_t n = 1;
-  for (int32_t d = 0; d < t.ndim; ++d) n *= t.shape[d];
-  return n;
-}
-
-void* element0(const hal_tensor_t& t) { return static_cast<char*>(t.data) + t.byte_offset; }
 
 // An elementwise op of the library's math on float32 (integer-only ops aside).
 bool is_elementwise_float_op(hal_op_t op) {
@@ -108,14 +93,14 @@ hal_status_t DeviceKernels::launch(cl_command_queue queue, hal_op_t op, const ha
   const hal_gpu::ew::OpInfo info = hal_gpu::ew::op_info(op);
   if (num_inputs != info.arity || num_outputs != 1 || num_scalars < info.own_scalars) return HAL_STATUS_NOT_SUPPORTED;
   const hal_tensor_t& out = outputs[0];
-  if (!is_float32(out) || !is_contiguous(out)) return HAL_STATUS_NOT_SUPPORTED;
+  if (!is_dense_float32(out)) return HAL_STATUS_NOT_SUPPORTED;
   for (int32_t i = 0; i < num_inputs; ++i) {
     // Scalar operands (data == NULL) and broadcast inputs are for later kernels: the fallback takes them.
-    if (!is_float32(inputs[i]) || !is_contiguous(inputs[i]) || !same_shape(inputs[i], out)) {
+    if (!is_dense_float32(inputs[i]) || !same_shape(inputs[i], out)) {
       return HAL_STATUS_NOT_SUPPORTED;
     }
   }
-  const int64_t n = numel(out);
+  const int64_t n = hal_gpu::numel(out);
   if (n == 0) return HAL_STATUS_SUCCESS;
 
   std::lock_guard<std::mutex> lock(mutex_);
@@ -125,11 +110,11 @@ hal_status_t DeviceKernels::launch(cl_command_queue queue, hal_op_t op, const ha
   cl_uint arg = 0;
   cl_int status = CL_SUCCESS;
   for (int32_t i = 0; i < num_inputs && status == CL_SUCCESS; ++i) {
-    status = cl_.SetKernelArgSVMPointer(kernel, arg++, element0(inputs[i]));
+    status = cl_.SetKernelArgSVMPointer(kernel, arg++, hal_gpu::element0(inputs[i]));
   }
   const cl_ulong count = static_cast<cl_ulong>(n);
   const cl_int op_id = op;
-  if (status == CL_SUCCESS) status = cl_.SetKernelArgSVMPointer(kernel, arg++, element0(out));
+  if (status == CL_SUCCESS) status = cl_.SetKernelArgSVMPointer(kernel, arg++, hal_gpu::element0(out));
   if (status == CL_SUCCESS) status = cl_.SetKernelArg(kernel, arg++, sizeof(count), &count);
   if (status == CL_SUCCESS) status = cl_.SetKernelArg(kernel, arg++, sizeof(op_id), &op_id);
   if (status == CL_SUCCESS) status = cl_.SetKernelArg(kernel, arg++, sizeof(params.s0), &params.s0);

@@ -3,13 +3,9 @@
 #include <ATen/ops/_scaled_dot_product_flash_attention_for_cpu.h>
 #include <ATen/ops/_scaled_dot_product_flash_attention_for_cpu_backward.h>
 #include <ATen/ops/empty.h>
-#include <ATen/ops/full.h>
-#include <ATen/ops/where.h>
-#include <ATen/ops/zeros.h>
 #include <torch/library.h>
 
-#include <limits>
-
+#include "native/attention_mask.h"
 #include "native/attention_result.h"
 #include "tensor_bridge.h"
 
@@ -25,12 +21,8 @@ bool is_cpu_flash_dtype(at::ScalarType t) {
 // elements are converted.
 std::optional<at::Tensor> cpu_flash_mask(const std::optional<at::Tensor>& mask, const at::Tensor& q, int64_t S) {
   if (!mask.has_value() || !mask->defined()) return std::nullopt;
-  at::Tensor m = *mask;
-  if (m.scalar_type() == at::kBool) {
-    m = at::where(m, at::zeros({}, q.options()), at::full({}, -std::numeric_limits<double>::infinity(), q.options()));
-  } else if (m.scalar_type() != q.scalar_type()) {
-    m = m.to(q.scalar_type());
-  }
+  at::Tensor m = additive_mask(*mask, q.options());
+  if (m.scalar_type() != q.scalar_type()) m = m.to(q.scalar_type());
   m = m.expand({q.size(0), q.size(1), q.size(2), S});
   // The kernels step through a mask row by row and read each row's elements one after another.
   return m.stride(3) == 1 || m.size(3) == 1 ? m : m.contiguous();
@@ -60,6 +52,11 @@ void cpu_flash_backward(const at::Tensor& grad_out, const at::Tensor& q, const a
 
 std::optional<at::Tensor> defined_or_none(const at::Tensor& t) {
   return t.defined() ? std::optional<at::Tensor>(t) : std::nullopt;
+}
+
+// A host-accessible hal mask as the CPU tensor over its memory; none stays none.
+std::optional<at::Tensor> alias_of(const std::optional<at::Tensor>& mask) {
+  return mask.has_value() && mask->defined() ? std::optional<at::Tensor>(cpu_alias(*mask)) : std::nullopt;
 }
 
 void check_cpu_flash_arguments(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, double dropout_p) {
@@ -116,10 +113,8 @@ std::pair<at::Tensor, at::Tensor> host_attention_forward(const at::Tensor& q, co
   const c10::DeviceIndex device = q.device().index();
   at::Tensor out = empty_laid_out_like(q);
   wait_for_current_stream(device);
-  const std::optional<at::Tensor> host_mask = mask.has_value() && mask->defined()
-                                                  ? std::optional<at::Tensor>(cpu_alias(*mask)) : std::nullopt;
   const at::Tensor lse =
-      cpu_flash_forward(cpu_alias(q), cpu_alias(k), cpu_alias(v), host_mask, is_causal, scale, cpu_alias(out));
+      cpu_flash_forward(cpu_alias(q), cpu_alias(k), cpu_alias(v), alias_of(mask), is_causal, scale, cpu_alias(out));
   return {out, new_hal_tensor_from(lse, device)};
 }
 
@@ -129,10 +124,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> host_attention_backward(
   const c10::DeviceIndex device = q.device().index();
   at::Tensor dq = empty_laid_out_like(q), dk = empty_laid_out_like(k), dv = empty_laid_out_like(v);
   wait_for_current_stream(device);
-  const std::optional<at::Tensor> host_mask = mask.has_value() && mask->defined()
-                                                  ? std::optional<at::Tensor>(cpu_alias(*mask)) : std::nullopt;
   cpu_flash_backward(cpu_alias(grad_out), cpu_alias(q), cpu_alias(k), cpu_alias(v), cpu_alias(out),
-                     cpu_alias(logsumexp), host_mask, is_causal, scale, cpu_alias(dq), cpu_alias(dk), cpu_alias(dv));
+                     cpu_alias(logsumexp), alias_of(mask), is_causal, scale, cpu_alias(dq), cpu_alias(dk),
+                     cpu_alias(dv));
   return {dq, dk, dv};
 }
 

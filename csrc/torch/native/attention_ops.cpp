@@ -18,17 +18,14 @@
 #include <ATen/native/transformers/attention.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
-#include <ATen/ops/full.h>
-#include <ATen/ops/where.h>
-#include <ATen/ops/zeros.h>
 #include <torch/library.h>
 
 #include <cmath>
 #include <iostream>
-#include <limits>
 
 #include "cpu_fallback.h"
 #include "native/attention_by_gemm.h"
+#include "native/attention_mask.h"
 #include "native/attention_on_host.h"
 #include "native/attention_result.h"
 #include "hal_context.h"
@@ -120,11 +117,7 @@ int64_t fused_sdp_choice(const at::Tensor& q, const at::Tensor& k, const at::Ten
 // without one. A bool mask keeps where true, as SDPA's.
 at::Tensor additive_bias(const at::Tensor& mask, const at::Tensor& q, int64_t S) {
   if (!mask.defined()) return at::Tensor();
-  at::Tensor bias = mask;
-  if (bias.scalar_type() == at::kBool) {
-    bias = at::where(bias, at::zeros({}, q.options()), at::full({}, -std::numeric_limits<double>::infinity(), q.options()));
-  }
-  return bias.expand({q.size(0), q.size(1), q.size(2), S});
+  return additive_mask(mask, q.options()).expand({q.size(0), q.size(1), q.size(2), S});
 }
 
 bool last_dim_contiguous(const at::Tensor& t) { return t.stride(3) == 1 || t.size(3) == 1; }

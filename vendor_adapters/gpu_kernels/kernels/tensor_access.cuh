@@ -1,75 +1,15 @@
-// Reading hal_tensor_t operands inside CUDA kernels: runtime dtypes, strided offsets, compute types.
+// Reading hal_tensor_t operands inside CUDA kernels: loads and stores of runtime dtypes, strided offsets,
+// compute types (the host-side checks of operands: tensor_operands.h).
 // Shared by every kernel family of the GPU kernel library (one implementation of dtype loads and stores).
 #pragma once
 
 #include <cstdint>
 
 #include "kernels/gpu_runtime.h"
+#include "kernels/tensor_operands.h"
 #include "torch_hal/adapter.h"
 
 namespace hal_gpu {
-
-enum class DType : uint8_t { Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64, Unsupported };
-
-inline DType dtype_of(hal_dtype_t t) {
-  if (t.lanes != 1) return DType::Unsupported;
-  switch (t.code) {
-    case HAL_DTYPE_BOOL: return t.bits == 8 ? DType::Bool : DType::Unsupported;
-    case HAL_DTYPE_UINT: return t.bits == 8 ? DType::U8 : DType::Unsupported;
-    case HAL_DTYPE_INT:
-      switch (t.bits) {
-        case 8: return DType::I8;
-        case 16: return DType::I16;
-        case 32: return DType::I32;
-        case 64: return DType::I64;
-      }
-      return DType::Unsupported;
-    case HAL_DTYPE_FLOAT:
-      switch (t.bits) {
-        case 16: return DType::F16;
-        case 32: return DType::F32;
-        case 64: return DType::F64;
-      }
-      return DType::Unsupported;
-    case HAL_DTYPE_BFLOAT: return t.bits == 16 ? DType::BF16 : DType::Unsupported;
-  }
-  return DType::Unsupported;
-}
-
-__host__ __device__ inline int dtype_size(DType d) {
-  switch (d) {
-    case DType::Bool: case DType::U8: case DType::I8: return 1;
-    case DType::I16: case DType::F16: case DType::BF16: return 2;
-    case DType::I32: case DType::F32: return 4;
-    case DType::I64: case DType::F64: return 8;
-    default: return 0;
-  }
-}
-
-inline bool is_floating(DType d) { return d == DType::F16 || d == DType::BF16 || d == DType::F32 || d == DType::F64; }
-
-// The ABI's scalar operands and absent tensors.
-inline bool is_scalar_operand(const hal_tensor_t& t) { return t.data == nullptr && t.ndim == 0; }
-inline bool is_absent(const hal_tensor_t& t) { return t.data == nullptr && t.ndim < 0; }
-
-inline char* element0(const hal_tensor_t& t) { return static_cast<char*>(t.data) + t.byte_offset; }
-
-inline int64_t numel(const hal_tensor_t& t) {
-  int64_t n = 1;
-  for (int i = 0; i < t.ndim; ++i) n *= t.shape[i];
-  return n;
-}
-
-// Row-major dense, ignoring size-1 dimensions.
-inline bool is_contiguous(const hal_tensor_t& t) {
-  int64_t expected = 1;
-  for (int i = t.ndim - 1; i >= 0; --i) {
-    if (t.shape[i] == 1) continue;
-    if (t.strides[i] != expected) return false;
-    expected *= t.shape[i];
-  }
-  return true;
-}
 
 // Loads element `p` of runtime type `d`, converted to the compute type T (float, double or int64_t).
 template <class T>
