@@ -60,9 +60,11 @@ for s in $steps; do
     compile_benchmark) step compile_benchmark "$PYTHON" benchmarks/compile_benchmark.py \
               ${COMPILE_MODELS:+--models "$COMPILE_MODELS"} --markdown "$out/compile.md" --json "$out/compile.json" ;;
     coverage) step coverage "$PYTHON" -m torch_hal coverage --device hal:0 ;;
-    # torch.distributed on two GPUs (a machine with 2: nvidia-h200-x2): NCCL collectives, DDP, FSDP2, a dead rank;
+    # torch.distributed on two GPUs (nvidia-h100-x2 or nvidia-h200-x2): NCCL collectives, DDP, FSDP2, a dead rank,
+    # two GPUs in one process (copies, events, the device guard);
     # then all_reduce bus bandwidth and a DDP step against torch.cuda's NCCL on the same two GPUs.
-    distributed) step distributed "$PYTHON" -m pytest tests/gpu/test_distributed_gpu.py -v -rs ;;
+    distributed) step distributed "$PYTHON" -m pytest tests/gpu/test_distributed_gpu.py tests/gpu/test_multi_device.py \
+                   tests/gpu/test_nvidia_runtime.py -v -rs ;;
     distributed_benchmark) step distributed_benchmark "$PYTHON" benchmarks/distributed_benchmark.py \
               --json "$out/distributed_benchmark.json" ;;
     # The AMD adapter's test build, loaded first, and only its device kept: hal:0 is the GPU through HIP.
