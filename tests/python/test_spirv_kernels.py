@@ -1,4 +1,4 @@
-"""The portable kernel library as SPIR-V, run on a real OpenCL device: vendor_adapters/opencl/kernels/
+"""The portable kernel library as SPIR-V, run on a real OpenCL device: vendor_adapters/spirv_kernels/kernels/
 elementwise.cl includes the library's elementwise math (elementwise_ops.cuh, the very functions the CUDA and
 HIP builds run), is compiled as C++ for OpenCL with clang-15 and llvm-spirv-15, validated with spirv-val, built
 by Intel's OpenCL CPU runtime from the SPIR-V module (clCreateProgramWithIL) and launched on shared virtual
@@ -16,7 +16,7 @@ import torch
 from conftest import REPO_ROOT
 
 RUNTIME = REPO_ROOT / "build" / "opencl_runtime" / "lib" / "libintelocl.so"
-SOURCE = REPO_ROOT / "vendor_adapters" / "opencl" / "kernels" / "elementwise.cl"
+SOURCE = REPO_ROOT / "vendor_adapters" / "spirv_kernels" / "kernels" / "elementwise.cl"
 TOOLS = ("clang-15", "llvm-spirv-15", "spirv-val")
 OPS = {m.group(1): int(m.group(2)) for m in re.finditer(
     r"HAL_OP_(\w+)\s*=\s*(\d+)", (REPO_ROOT / "include" / "torch_hal" / "adapter_ops.h").read_text())}

@@ -458,7 +458,7 @@ hal_status_t device_synchronize(int32_t device) { return finish_all(dev(device))
 // ---- native kernels ----------------------------------------------------------------------------
 
 hal_status_t op_supported(int32_t /*device*/, hal_op_t op, const hal_tensor_t* tensors, int32_t num_tensors) {
-  return DeviceKernels::supports(op, tensors, num_tensors) ? HAL_STATUS_SUCCESS : HAL_STATUS_NOT_SUPPORTED;
+  return hal_spirv::supports(op, tensors, num_tensors) ? HAL_STATUS_SUCCESS : HAL_STATUS_NOT_SUPPORTED;
 }
 
 hal_status_t launch_op(int32_t device, hal_op_t op, hal_stream_t stream, const hal_tensor_t* inputs,

@@ -1,134 +1,99 @@
 #include "opencl_kernels.h"
 
-#include <cstdint>
-
-#include "kernels/elementwise_params.h"
-#include "kernels/tensor_operands.h"
-#include "spirv_modules.h"
+#include <vector>
 
 namespace hal_opencl {
-namespace {
-
-constexpr const char* kElementwiseKernels[3] = {"unary_f32", "binary_f32", "ternary_f32"};
-
-bool is_float32(const hal_tensor_t& t) { return hal_gpu::dtype_of(t.dtype) == hal_gpu::DType::F32; }
-
-// A float32 tensor in memory (not a scalar operand, not absent), dense in row-major order.
-bool is_dense_float32(const hal_tensor_t& t) {
-  return t.data != nullptr && t.ndim >= 0 && is_float32(t) && hal_gpu::is_contiguous(t);
-}
-
-bool same_shape(const hal_tensor_t& a, const hal_tensor_t& b) {
-  if (a.ndim != b.ndim) return false;
-  for (int32_t d = 0; d < a.ndim; ++d) {
-    if (a.shape[d] != b.shape[d]) return false;
-  }
-  return true;
-}
-
-// An elementwise op of the library's math on float32 (integer-only ops aside).
-bool is_elementwise_float_op(hal_op_t op) {
-  const hal_gpu::ew::OpInfo info = hal_gpu::ew::op_info(op);
-  return info.arity > 0 && info.domain != hal_gpu::ew::Domain::IntOnly;
-}
-
-}  // namespace
 
 DeviceKernels::DeviceKernels(const OpenClApi& cl, cl_context context, cl_device_id device)
     : cl_(cl), context_(context), device_(device) {}
 
 DeviceKernels::~DeviceKernels() {
-  for (cl_kernel k : elementwise_) {
-    if (k != nullptr) cl_.ReleaseKernel(k);
+  for (auto& named : kernels_) cl_.ReleaseKernel(named.second);
+  for (Program& p : programs_) {
+    if (p.program != nullptr) cl_.ReleaseProgram(p.program);
   }
-  if (program_ != nullptr) cl_.ReleaseProgram(program_);
 }
 
-bool DeviceKernels::supports(hal_op_t op, const hal_tensor_t* tensors, int32_t num_tensors) {
-  if (!is_elementwise_float_op(op) || elementwise_module().size == 0) return false;
-  if (tensors == nullptr) return true;
-  for (int32_t i = 0; i < num_tensors; ++i) {
-    if (!is_float32(tensors[i])) return false;
-  }
-  return true;
-}
-
-bool DeviceKernels::built(std::string* error) {
-  if (tried_) {
-    *error = build_error_;
-    return build_error_.empty();
-  }
-  tried_ = true;
-  const SpirvModule module = elementwise_module();
-  if (module.size == 0) {
-    build_error_ = spirv_missing_reason();
-  } else {
+cl_program DeviceKernels::program_of(hal_spirv::Module module, std::string* error) {
+  Program& p = programs_[static_cast<int>(module)];
+  if (!p.tried) {
+    p.tried = true;
+    const hal_spirv::SpirvModule bytes = hal_spirv::module_bytes(module);
+    const std::string name = hal_spirv::module_name(module);
     cl_int status = CL_SUCCESS;
-    program_ = cl_.CreateProgramWithIL(context_, module.bytes, module.size, &status);
-    if (status != CL_SUCCESS) {
-      build_error_ = "clCreateProgramWithIL of the elementwise module failed: " + cl_error_name(status);
-    } else if ((status = cl_.BuildProgram(program_, 1, &device_, "", nullptr, nullptr)) != CL_SUCCESS) {
+    if (bytes.size == 0) {
+      p.error = hal_spirv::spirv_missing_reason();
+    } else if ((p.program = cl_.CreateProgramWithIL(context_, bytes.bytes, bytes.size, &status)), status != CL_SUCCESS) {
+      p.program = nullptr;
+      p.error = "clCreateProgramWithIL of the " + name + " module failed: " + cl_error_name(status);
+    } else if ((status = cl_.BuildProgram(p.program, 1, &device_, "", nullptr, nullptr)) != CL_SUCCESS) {
       std::string log(4096, '\0');
       size_t size = 0;
-      cl_.GetProgramBuildInfo(program_, device_, CL_PROGRAM_BUILD_LOG, log.size(), log.data(), &size);
+      cl_.GetProgramBuildInfo(p.program, device_, CL_PROGRAM_BUILD_LOG, log.size(), log.data(), &size);
       log.resize(size > 0 ? size - 1 : 0);
-      build_error_ = "clBuildProgram of the elementwise module failed: " + cl_error_name(status) + ": " + log;
-    } else {
-      for (int arity = 0; arity < 3 && build_error_.empty(); ++arity) {
-        elementwise_[arity] = cl_.CreateKernel(program_, kElementwiseKernels[arity], &status);
-        if (status != CL_SUCCESS) {
-          build_error_ = std::string("clCreateKernel ") + kElementwiseKernels[arity] + ": " + cl_error_name(status);
-        }
-      }
+      p.error = "clBuildProgram of the " + name + " module failed: " + cl_error_name(status) + ": " + log;
+      cl_.ReleaseProgram(p.program);
+      p.program = nullptr;
     }
   }
-  *error = build_error_;
-  return build_error_.empty();
+  *error = p.error;
+  return p.program;
+}
+
+cl_kernel DeviceKernels::kernel_of(const hal_spirv::Launch& launch, std::string* error) {
+  auto found = kernels_.find(launch.kernel);
+  if (found != kernels_.end()) return found->second;
+  cl_program program = program_of(launch.module, error);
+  if (program == nullptr) return nullptr;
+  cl_int status = CL_SUCCESS;
+  cl_kernel kernel = cl_.CreateKernel(program, launch.kernel, &status);
+  if (status != CL_SUCCESS) {
+    *error = std::string("clCreateKernel ") + launch.kernel + ": " + cl_error_name(status);
+    return nullptr;
+  }
+  kernels_.emplace(launch.kernel, kernel);
+  return kernel;
+}
+
+hal_status_t DeviceKernels::enqueue(cl_command_queue queue, const hal_spirv::Launch& launch, std::string* error) {
+  cl_kernel kernel = kernel_of(launch, error);  // made by launch() already
+  cl_int status = CL_SUCCESS;
+  for (cl_uint i = 0; i < launch.args.size() && status == CL_SUCCESS; ++i) {
+    const hal_spirv::KernelArg& a = launch.args[i];
+    status = a.kind == hal_spirv::KernelArg::Kind::Pointer ? cl_.SetKernelArgSVMPointer(kernel, i, a.pointer)
+                                                            : cl_.SetKernelArg(kernel, i, a.size, a.value);
+  }
+  if (status != CL_SUCCESS) {
+    *error = std::string("clSetKernelArg for ") + launch.kernel + ": " + cl_error_name(status);
+    return HAL_STATUS_DEVICE_ERROR;
+  }
+  const bool local = launch.local[0] != 0;
+  status = cl_.EnqueueNDRangeKernel(queue, kernel, launch.dims, nullptr, launch.global, local ? launch.local : nullptr,
+                                    0, nullptr, nullptr);
+  if (status != CL_SUCCESS) {
+    *error = std::string("clEnqueueNDRangeKernel ") + launch.kernel + ": " + cl_error_name(status);
+    return status == CL_OUT_OF_RESOURCES ? HAL_STATUS_OUT_OF_DEVICE_MEMORY : HAL_STATUS_DEVICE_ERROR;
+  }
+  return HAL_STATUS_SUCCESS;
 }
 
 hal_status_t DeviceKernels::launch(cl_command_queue queue, hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs,
                                    const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
                                    int32_t num_scalars, std::string* error) {
-  if (!is_elementwise_float_op(op)) return HAL_STATUS_NOT_SUPPORTED;
-  const hal_gpu::ew::OpInfo info = hal_gpu::ew::op_info(op);
-  if (num_inputs != info.arity || num_outputs != 1 || num_scalars < info.own_scalars) return HAL_STATUS_NOT_SUPPORTED;
-  const hal_tensor_t& out = outputs[0];
-  if (!is_dense_float32(out)) return HAL_STATUS_NOT_SUPPORTED;
-  for (int32_t i = 0; i < num_inputs; ++i) {
-    // Scalar operands (data == NULL) and broadcast inputs are for later kernels: the fallback takes them.
-    if (!is_dense_float32(inputs[i]) || !same_shape(inputs[i], out)) {
-      return HAL_STATUS_NOT_SUPPORTED;
-    }
-  }
-  const int64_t n = hal_gpu::numel(out);
-  if (n == 0) return HAL_STATUS_SUCCESS;
-
+  std::vector<hal_spirv::Launch> launches;
+  hal_status_t st =
+      hal_spirv::plan(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, &launches);
+  if (st != HAL_STATUS_SUCCESS || launches.empty()) return st;
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!built(error)) return HAL_STATUS_NOT_SUPPORTED;  // said once by the adapter; the fallback runs the op
-  const hal_gpu::ew::Params<float> params = hal_gpu::params_of<float>(op, scalars);
-  cl_kernel kernel = elementwise_[info.arity - 1];
-  cl_uint arg = 0;
-  cl_int status = CL_SUCCESS;
-  for (int32_t i = 0; i < num_inputs && status == CL_SUCCESS; ++i) {
-    status = cl_.SetKernelArgSVMPointer(kernel, arg++, hal_gpu::element0(inputs[i]));
+  // Every kernel of the plan made first: a module that fails to build leaves nothing queued, and the fallback
+  // runs the op (the adapter says why once).
+  for (const hal_spirv::Launch& l : launches) {
+    if (kernel_of(l, error) == nullptr) return HAL_STATUS_NOT_SUPPORTED;
   }
-  const cl_ulong count = static_cast<cl_ulong>(n);
-  const cl_int op_id = op;
-  if (status == CL_SUCCESS) status = cl_.SetKernelArgSVMPointer(kernel, arg++, hal_gpu::element0(out));
-  if (status == CL_SUCCESS) status = cl_.SetKernelArg(kernel, arg++, sizeof(count), &count);
-  if (status == CL_SUCCESS) status = cl_.SetKernelArg(kernel, arg++, sizeof(op_id), &op_id);
-  if (status == CL_SUCCESS) status = cl_.SetKernelArg(kernel, arg++, sizeof(params.s0), &params.s0);
-  if (status == CL_SUCCESS) status = cl_.SetKernelArg(kernel, arg++, sizeof(params.mode), &params.mode);
-  if (status != CL_SUCCESS) {
-    *error = "clSetKernelArg for " + std::string(kElementwiseKernels[info.arity - 1]) + ": " + cl_error_name(status);
-    return HAL_STATUS_DEVICE_ERROR;
-  }
-  const size_t global = static_cast<size_t>(n);
-  status = cl_.EnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, nullptr, 0, nullptr, nullptr);
-  if (status != CL_SUCCESS) {
-    *error =
-        std::string("clEnqueueNDRangeKernel ") + kElementwiseKernels[info.arity - 1] + ": " + cl_error_name(status);
-    return status == CL_OUT_OF_RESOURCES ? HAL_STATUS_OUT_OF_DEVICE_MEMORY : HAL_STATUS_DEVICE_ERROR;
+  for (const hal_spirv::Launch& l : launches) {
+    // A later launch failing leaves the earlier ones queued: the op cannot go to the fallback then.
+    st = enqueue(queue, l, error);
+    if (st != HAL_STATUS_SUCCESS) return &l == &launches[0] ? st : HAL_STATUS_DEVICE_ERROR;
   }
   cl_.Flush(queue);
   return HAL_STATUS_SUCCESS;

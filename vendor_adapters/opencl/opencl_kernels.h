@@ -1,12 +1,14 @@
-// The OpenCL adapter's native kernels: the kernel library's SPIR-V modules (spirv_modules.h) built for one
-// device at its first launch, and the launches of adapter.h's ops on them. Today: elementwise ops (any arity,
-// the library's math) on contiguous float32 tensors of one shape; anything else is NOT_SUPPORTED, which sends
-// the op to the core's counted fallback.
+// The OpenCL adapter's native kernels: the shared SPIR-V modules (../spirv_kernels) built for one device at
+// their first launch, and the launches that the shared plans (launch_plan.h) give for an adapter op, set
+// with clSetKernelArg(SVMPointer) and queued in order. What no plan takes is NOT_SUPPORTED, which sends the op
+// to the core's counted fallback.
 #pragma once
 
+#include <map>
 #include <mutex>
 #include <string>
 
+#include "launch_plan.h"
 #include "opencl_api.h"
 #include "torch_hal/adapter.h"
 
@@ -19,9 +21,6 @@ class DeviceKernels {
   DeviceKernels(const DeviceKernels&) = delete;
   DeviceKernels& operator=(const DeviceKernels&) = delete;
 
-  // Whether this adapter has a kernel for the op (tensors == nullptr) or for these tensors.
-  static bool supports(hal_op_t op, const hal_tensor_t* tensors, int32_t num_tensors);
-
   // Queues the op on `queue`; NOT_SUPPORTED, with nothing queued, for what it does not take. On failure,
   // *error says why.
   hal_status_t launch(cl_command_queue queue, hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs,
@@ -29,17 +28,24 @@ class DeviceKernels {
                       int32_t num_scalars, std::string* error);
 
  private:
-  // Builds the program at the first launch; the build's failure (with its log) is kept and repeated.
-  bool built(std::string* error);
+  struct Program {
+    bool tried = false;
+    std::string error;  // the build's failure (with its log), kept and repeated
+    cl_program program = nullptr;
+  };
+
+  // The module's program, built at its first use; nullptr with *error set where it failed.
+  cl_program program_of(hal_spirv::Module module, std::string* error);
+  // The kernel, created at its first use.
+  cl_kernel kernel_of(const hal_spirv::Launch& launch, std::string* error);
+  hal_status_t enqueue(cl_command_queue queue, const hal_spirv::Launch& launch, std::string* error);
 
   const OpenClApi& cl_;
   cl_context context_;
   cl_device_id device_;
   std::mutex mutex_;  // a kernel object's arguments are set and launched under it
-  bool tried_ = false;
-  std::string build_error_;
-  cl_program program_ = nullptr;
-  cl_kernel elementwise_[3] = {};  // by arity
+  Program programs_[hal_spirv::kModuleCount];
+  std::map<std::string, cl_kernel> kernels_;
 };
 
 }  // namespace hal_opencl

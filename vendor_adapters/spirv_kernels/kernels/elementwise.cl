@@ -1,8 +1,8 @@
 // Elementwise ops on contiguous float32 tensors, as C++ for OpenCL compiled to SPIR-V: the math is the
 // portable kernel library's (elementwise_ops.cuh, the same functions the CUDA and HIP builds run), chosen by
-// the op id at run time. The build compiles this file to SPIR-V and embeds it in the OpenCL adapter
-// (CMakeLists.txt), which launches these kernels (opencl_kernels.cpp); tests/python/test_spirv_kernels.py
-// checks every op of the module against PyTorch's on an OpenCL device.
+// the op id at run time. The build compiles this file to SPIR-V and embeds it in the adapters that run SPIR-V
+// (../CMakeLists.txt); ../launch_plan.cpp says which op launches which kernel with which arguments.
+// tests/python/test_spirv_kernels.py checks every op of the module against PyTorch's on an OpenCL device.
 #include "kernels/elementwise_ops.cuh"
 
 using hal_gpu::ew::Params;

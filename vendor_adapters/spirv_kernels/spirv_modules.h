@@ -1,0 +1,28 @@
+// The kernel library's SPIR-V modules, compiled from kernels/*.cl at build time (CMakeLists.txt: C++ for OpenCL
+// with clang-15, llvm-spirv-15, validated by spirv-val) and embedded in every adapter that runs SPIR-V (OpenCL,
+// Level Zero). Each runtime builds a module for a device from these bytes.
+#pragma once
+
+#include <cstddef>
+
+namespace hal_spirv {
+
+enum class Module : int {
+  Elementwise = 0,  // kernels/elementwise.cl
+};
+constexpr int kModuleCount = 1;
+
+struct SpirvModule {
+  const unsigned char* bytes = nullptr;
+  size_t size = 0;  // 0: the adapter was built without the SPIR-V toolchain
+};
+
+SpirvModule module_bytes(Module module);
+
+// For messages: "elementwise".
+const char* module_name(Module module);
+
+// Why the modules are absent (for messages), where they are.
+const char* spirv_missing_reason();
+
+}  // namespace hal_spirv
