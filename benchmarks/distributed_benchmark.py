@@ -34,6 +34,14 @@ def free_port() -> int:
 # ---------------------------------------------------------------------------------------------- ranks
 def rank_main(side: str, rank: int, port: int):
     import datetime
+    import faulthandler
+
+    # A rank that hangs (in a collective, or in tearing the group down) shows where, on stderr, and exits:
+    # the timer is set again at each request, and for the teardown.
+    def hang_watch():
+        faulthandler.dump_traceback_later(240, exit=True)
+
+    hang_watch()
 
     import torch
     import torch.distributed as dist
@@ -65,6 +73,7 @@ def rank_main(side: str, rank: int, port: int):
     state = {}
 
     def run(request: str) -> str:
+        hang_watch()
         words = request.split()
         if words[0] == "allreduce":
             nbytes, iters = int(words[1]), int(words[2])
@@ -118,7 +127,9 @@ def rank_main(side: str, rank: int, port: int):
             if message[0] == "quit":
                 break
             run(message[0])
+    hang_watch()
     dist.destroy_process_group()
+    faulthandler.cancel_dump_traceback_later()
 
 
 def side_worker(side: str):
@@ -146,7 +157,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="sizes up to 1 MiB, fewer repeats")
     parser.add_argument("--max-bytes", type=int, default=1 << 30)
     parser.add_argument("--steps", type=int, default=10, help="DDP steps per timed batch")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--reference", choices=["auto", "cuda", "gloo"], default="auto")
     parser.add_argument("--json", help="write the figures here")
     parser.add_argument("--rank-of", nargs=3, help=argparse.SUPPRESS)
@@ -169,7 +180,9 @@ def main():
     try:
         print(f"{'bytes':>12} {'hal busbw GB/s':>15} {reference + ' busbw GB/s':>17} {'ratio':>7}")
         for n in sizes(max_bytes):
-            iters = max(2, min(50, (64 << 20) // n))
+            # Each timed batch a few milliseconds at least (50 calls of the small sizes, 10 of 1 GiB): a batch of
+            # two calls would measure the launch and the synchronize as much as the transfer.
+            iters = max(10, min(50, (1 << 30) // n))
             samples = lockstep_samples(workers, f"allreduce {n} {iters}", repeats)
             t_hal, t_ref = min(samples[0]), min(samples[1])
             bus = lambda t: 2 * (WORLD - 1) / WORLD * n / t / 1e9  # noqa: E731
@@ -182,11 +195,23 @@ def main():
         results["ddp"] = {"model": "TinyTransformer(dim=256), batch 8x128 per rank", "hal_step_s": t_hal,
                           "reference_step_s": t_ref}
         print(f"DDP step: hal {t_hal * 1e3:.1f} ms, {reference} {t_ref * 1e3:.1f} ms (ratio {t_hal / t_ref:.2f})")
+        if args.json:
+            Path(args.json).write_text(json.dumps(results, indent=2))
     finally:
         for w in workers:
-            w.close()
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=2))
+            close_within(w, 120)
+
+
+def close_within(worker: Worker, seconds: float):
+    """Ends a side: its ranks leave the group and exit; one that does not within `seconds` is named and killed
+    (its stack went to stderr through faulthandler), and the benchmark fails."""
+    worker.process.stdin.close()
+    try:
+        worker.process.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        worker.process.kill()
+        worker.process.wait()
+        raise SystemExit(f"the {worker.name} side did not exit within {seconds:.0f} s of its last request")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ void initialize(const std::string& package_lib_dir) {
   call_core([] {
     hal::validate_environment();
     read_op_path_switches();
+    hal::env_flag("TORCH_HAL_BLOCKING_WAIT", false);  // read by torch.distributed's adapter engine
   });
   native::attention_workspace_limit_bytes();
   lib_dir() = package_lib_dir;

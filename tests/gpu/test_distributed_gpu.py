@@ -52,10 +52,24 @@ def test_fsdp2_with_nccl(tmp_path):
 
 
 @two_gpus
-def test_dead_rank_with_nccl_gives_an_error(tmp_path):
+def test_dead_rank_with_nccl_ends_the_process_with_the_error(tmp_path):
+    """torch.cuda's semantics: wait() orders the stream only, so the watchdog ends a rank whose peer died,
+    naming the collective, before the rank reads a value the collective never wrote."""
+    timeout_s = 20
+    results, wall_s = run_ranks("dead_peer", 2, tmp_path, timeout_s=120, TORCH_HAL_HOST_DEVICES="1",
+                                HAL_TEST_TIMEOUT_S=timeout_s)
+    code, out = results[0]
+    assert code == 1 and "torch_hal: rank 0: NCCL" in out and "ALLREDUCE on hal:0 failed" in out, \
+        f"rank 0 exited {code}:\n{out}"
+    assert "this process ends now" in out and "x reads" not in out, out
+    assert wall_s < timeout_s + 60, wall_s
+
+
+@two_gpus
+def test_dead_rank_with_nccl_and_blocking_wait_raises(tmp_path):
     timeout_s = 20
     results, _ = run_ranks("dead_peer", 2, tmp_path, timeout_s=120, TORCH_HAL_HOST_DEVICES="1",
-                           HAL_TEST_TIMEOUT_S=timeout_s)
+                           HAL_TEST_TIMEOUT_S=timeout_s, TORCH_HAL_BLOCKING_WAIT=1)
     code, out = results[0]
-    assert code == 3 and "RANK 0 ERROR" in out, f"rank 0 exited {code}:\n{out}"
+    assert code == 3 and "RANK 0 ERROR" in out and "ALLREDUCE on hal:0 failed" in out, f"rank 0 exited {code}:\n{out}"
     assert float(out.split("ERROR after ")[1].split("s:")[0]) < timeout_s + 15, out

@@ -254,7 +254,8 @@ def check_dtensor(rank, world, dev):
 
 
 def check_dead_peer(rank, world, dev):
-    """Rank world-1 dies after the first collective; the others must get an error, not hang."""
+    """Rank world-1 dies after the first collective; the others must get an error, not hang, and never read a
+    value the collective did not write."""
     x = torch.ones(4, device=dev)
     dist.all_reduce(x)
     if rank == world - 1:
@@ -263,11 +264,14 @@ def check_dead_peer(rank, world, dev):
     try:
         for _ in range(3):
             dist.all_reduce(x)
+        # Where wait() only orders the stream (NCCL's default), reading x waits for the device: the watchdog
+        # must end this process with the error first.
+        value = x.cpu()
     except Exception as error:  # noqa: BLE001  (whatever PyTorch raises, it must say what happened)
         print(f"RANK {rank} ERROR after {time.monotonic() - start:.1f}s: {type(error).__name__}: {error}")
         sys.stdout.flush()
         os._exit(3)
-    raise AssertionError("all_reduce with a dead peer returned")
+    raise AssertionError(f"all_reduce with a dead peer returned, and x reads {value}")
 
 
 def check_silent_peer(rank, world, dev):

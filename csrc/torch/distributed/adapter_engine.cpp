@@ -4,6 +4,10 @@
 #include <c10/core/StreamGuard.h>
 #include <torch/csrc/distributed/c10d/exception.h>
 
+#include <cstdio>
+#include <cstdlib>
+
+#include "hal/environment.h"
 #include "hal_context.h"
 
 namespace torch_hal::distributed {
@@ -41,8 +45,20 @@ class AdapterWork : public c10d::Work {
   }
   std::vector<at::Tensor> result() override { return results_; }
   bool wait(std::chrono::milliseconds /*timeout: the group's, applied by the watchdog*/) override {
-    // Polls the event itself (a synchronous collective returns microseconds after the device finished, not at
-    // the watchdog's next round); the watchdog decides errors and timeouts, and wakes this wait for them.
+    if (!pending_->blocking_wait) {
+      // As torch.cuda's NCCL Work: the caller's current stream waits for the operation, the host does not, so
+      // collectives queue back to back. An error already known is raised; one found later ends the process
+      // (AdapterEngine::watch), since work queued after it would read what the collective never wrote.
+      {
+        std::lock_guard<std::mutex> lock(pending_->mutex);
+        if (!pending_->error.empty()) TORCH_CHECK_WITH(DistBackendError, false, pending_->error);
+      }
+      call_core([&] { pending_->done->block(pending_->device, hal::current_stream(pending_->device)); });
+      return true;
+    }
+    // TORCH_HAL_BLOCKING_WAIT=1: the host waits, polling the event itself (it returns microseconds after the
+    // device finished, not at the watchdog's next round); the watchdog decides errors and timeouts, and wakes
+    // this wait for them, which then raises them here.
     for (int round = 0;; ++round) {
       {
         std::unique_lock<std::mutex> lock(pending_->mutex);
@@ -69,7 +85,12 @@ class AdapterWork : public c10d::Work {
 
 AdapterEngine::AdapterEngine(c10::intrusive_ptr<c10d::Store> store, int rank, int size,
                              std::chrono::milliseconds timeout)
-    : store_(std::move(store)), rank_(rank), size_(size), timeout_(timeout), watchdog_([this] { watch(); }) {}
+    : store_(std::move(store)),
+      rank_(rank),
+      size_(size),
+      timeout_(timeout),
+      blocking_wait_(hal::env_flag("TORCH_HAL_BLOCKING_WAIT", false)),
+      watchdog_([this] { watch(); }) {}
 
 AdapterEngine::~AdapterEngine() {
   {
@@ -144,6 +165,9 @@ c10::intrusive_ptr<c10d::Work> AdapterEngine::run(const std::vector<at::Tensor>&
   for (const auto& t : tensors) t.record_stream(c10_stream(index, dc.stream));
   auto pending = std::make_shared<Pending>();
   pending->comm = dc.comm;
+  pending->device = index;
+  pending->blocking_wait = blocking_wait_;
+  pending->what = c10d::opTypeToString(type);
   pending->done = std::make_unique<hal::Event>();
   {
     // Any ATen op a launch adds (copies out of a gathered buffer) runs on the communication stream too.
@@ -173,6 +197,19 @@ void AdapterEngine::abort() {
   for (auto& [index, dc] : comms_) dc.comm->abort();
 }
 
+void AdapterEngine::end_process(const std::string& error) {
+  // Stream-ordered waits have let the caller queue work after the failed collective, and that work reads what
+  // the collective never wrote: going on would give wrong results silently, and a synchronize would wait for
+  // peers that never come. So the process ends here with the error, as torch.cuda's NCCL watchdog ends it.
+  std::fprintf(stderr,
+               "%s\ntorch_hal: this process ends now so that no rank goes on with wrong values (as torch.cuda's NCCL "
+               "watchdog does); set TORCH_HAL_BLOCKING_WAIT=1 for Work.wait() to block and raise this error "
+               "instead.\n",
+               error.c_str());
+  std::fflush(stderr);
+  std::_Exit(1);
+}
+
 void AdapterEngine::watch() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stop_) {
@@ -198,8 +235,8 @@ void AdapterEngine::watch() {
         continue;
       }
       if (!error.empty()) {
-        error = "torch_hal: " + p->comm->engine_name() + " collective on hal:" +
-                std::to_string(p->comm->device().index) + " failed: " + error;
+        error = "torch_hal: rank " + std::to_string(rank_) + ": " + p->comm->engine_name() + " " + p->what +
+                " on hal:" + std::to_string(p->device) + " failed: " + error;
         if (error_.empty()) error_ = error;
       }
       {
@@ -211,6 +248,7 @@ void AdapterEngine::watch() {
       // After the Work knows its error: aborting lets the device's stream move on (instead of waiting for
       // peers forever), and a waiter must not take that for success.
       if (!error.empty()) p->comm->abort();
+      if (!error.empty() && !blocking_wait_) end_process(error);
     }
     pending_.swap(still);
   }

@@ -2,9 +2,12 @@
 // process group and device, created at the group's first collective on that device from a unique id that
 // rank 0 puts in the group's store. Operations run on a communication stream of the device that first waits
 // for the caller's current stream (stream order, as torch.cuda's NCCL backend); their tensors are recorded
-// on that stream so the caching allocator does not reuse them early. A watchdog thread checks every pending
-// operation: an asynchronous error (a peer died) or the group's timeout aborts the communicator, and the
-// operation's Work, and every later operation of the group, raise that error instead of hanging.
+// on that stream so the caching allocator does not reuse them early. Work.wait() makes the caller's current
+// stream wait for the operation, without blocking the host (torch.cuda's NCCL semantics). A watchdog thread
+// checks every pending operation: an asynchronous error (a peer died) or the group's timeout aborts the
+// communicator and ends the process with the error, since work queued after the collective would read what it
+// never wrote. With TORCH_HAL_BLOCKING_WAIT=1, wait() blocks the host instead, and the error is raised there
+// and by every later operation of the group (as TORCH_NCCL_BLOCKING_WAIT does for torch.cuda).
 #pragma once
 
 #include <torch/csrc/distributed/c10d/Store.hpp>
@@ -47,6 +50,9 @@ class AdapterEngine {
   // What a pending operation shares with the watchdog.
   struct Pending {
     std::shared_ptr<hal::Communicator> comm;
+    int device = -1;             // hal index
+    bool blocking_wait = false;  // TORCH_HAL_BLOCKING_WAIT
+    std::string what;            // the operation, for messages ("ALLREDUCE")
     std::unique_ptr<hal::Event> done;
     std::chrono::steady_clock::time_point start;
     std::mutex mutex;
@@ -62,11 +68,13 @@ class AdapterEngine {
   };
   DeviceComm& device_comm(int device_index);
   void watch();
+  [[noreturn]] static void end_process(const std::string& error);
   void throw_if_failed() const;
 
   c10::intrusive_ptr<c10d::Store> store_;
   int rank_, size_;
   std::chrono::milliseconds timeout_;
+  const bool blocking_wait_;
   std::map<int, DeviceComm> comms_;  // by hal index; used from the calling thread only
 
   mutable std::mutex mutex_;         // guards pending_, error_, stop_
