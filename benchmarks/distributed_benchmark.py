@@ -38,8 +38,8 @@ def rank_main(side: str, rank: int, port: int):
 
     # A rank that hangs (in a collective, or in tearing the group down) shows where, on stderr, and exits:
     # the timer is set again at each request, and for the teardown.
-    def hang_watch():
-        faulthandler.dump_traceback_later(240, exit=True)
+    def hang_watch(seconds=240):
+        faulthandler.dump_traceback_later(seconds, exit=True)
 
     hang_watch()
 
@@ -127,7 +127,7 @@ def rank_main(side: str, rank: int, port: int):
             if message[0] == "quit":
                 break
             run(message[0])
-    hang_watch()
+    hang_watch(60)
     dist.destroy_process_group()
     faulthandler.cancel_dump_traceback_later()
 
@@ -199,7 +199,7 @@ def main():
             Path(args.json).write_text(json.dumps(results, indent=2))
     finally:
         for w in workers:
-            close_within(w, 120)
+            close_within(w, 90)
 
 
 def close_within(worker: Worker, seconds: float):
