@@ -119,6 +119,7 @@ def rank_main(side: str, rank: int, port: int):
             return run(request)
 
         serve(answer)
+        hang_watch(60)  # from here on, the teardown
         dist.broadcast_object_list(["quit"], src=0, group=control)
     else:
         while True:
@@ -127,6 +128,7 @@ def rank_main(side: str, rank: int, port: int):
             if message[0] == "quit":
                 break
             run(message[0])
+            hang_watch(120)  # the next request comes once the other side has answered its own
     hang_watch(60)
     dist.destroy_process_group()
     faulthandler.cancel_dump_traceback_later()

@@ -65,7 +65,10 @@ def check_collectives(rank, world, dev):
     work = dist.all_reduce(x, async_op=True)
     fut = work.get_future()
     result = fut.wait()
-    assert work.wait() and work.is_completed(), "all_reduce Work not completed"
+    assert work.wait(), "all_reduce Work.wait() returned False"
+    # wait() may only order the current stream (NCCL's semantics): the Work is completed once that stream is.
+    torch.hal.synchronize(dev)
+    assert work.is_completed(), "all_reduce Work not completed after its stream synchronized"
     assert result[0].device == dev and result[0].data_ptr() == x.data_ptr(), "future's tensor is not x"
     expect_equal("async all_reduce", x, everyone.sum(0))
     chained = dist.all_reduce(rank_values(rank).to(dev), async_op=True).get_future().then(lambda f: f.value()[0] * 2)

@@ -245,10 +245,13 @@ void AdapterEngine::watch() {
         p->error = error;
       }
       p->changed.notify_all();
-      // After the Work knows its error: aborting lets the device's stream move on (instead of waiting for
-      // peers forever), and a waiter must not take that for success.
-      if (!error.empty()) p->comm->abort();
-      if (!error.empty() && !blocking_wait_) end_process(error);
+      if (error.empty()) continue;
+      // Stream-ordered waits: the process ends before the communicator is aborted, since the abort lets the
+      // caller's stream move on, and what it queued after the collective would read what it never wrote.
+      if (!blocking_wait_) end_process(error);
+      // Blocking waits: the Work knows its error first, then aborting lets the device's stream move on instead
+      // of waiting for peers forever, and the waiter raises the error instead of taking that for success.
+      p->comm->abort();
     }
     pending_.swap(still);
   }
