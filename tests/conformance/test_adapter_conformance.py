@@ -158,6 +158,9 @@ def test_stream_and_event_ordering(device):
     side = torch.hal.Stream(device)
     x = torch.zeros(1 << 22, device=device)
     host = torch.ones(1 << 22).pin_memory("hal")
+    # The zeros are written on the current stream: the side stream's copy must come after them (as with
+    # torch.cuda, streams other than the legacy default one are not ordered with each other).
+    side.wait_stream(torch.hal.current_stream(device))
     with torch.hal.stream(side):
         x.copy_(host, non_blocking=True)
         done = torch.hal.Event()

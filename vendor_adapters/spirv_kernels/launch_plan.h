@@ -18,7 +18,9 @@ struct KernelArg {
   Kind kind = Kind::Value;
   const void* pointer = nullptr;  // Pointer: a device (or shared virtual) address
   size_t size = 0;                // Value: bytes of value[]
-  alignas(8) unsigned char value[16] = {};
+  // Room for the largest by-value struct of kernels/kernel_layouts.h (a StridedLayout, 344 bytes): shapes and
+  // strides travel as kernel arguments, so no launch needs a scratch buffer.
+  alignas(8) unsigned char value[384] = {};
 
   static KernelArg of_pointer(const void* p);
   template <typename T>

@@ -3,14 +3,26 @@
 namespace hal_spirv {
 
 #if defined(HAL_HAS_SPIRV_MODULES)
-extern const unsigned char elementwise_spv[];
-extern const size_t elementwise_spv_size;
+// CMakeLists.txt's hal_spirv_module() embeds kernels/<name>.cl's module as <name>_spv.
+#define HAL_SPIRV_EMBEDDED(name)           \
+  extern const unsigned char name##_spv[]; \
+  extern const size_t name##_spv_size;
+HAL_SPIRV_EMBEDDED(elementwise)
+HAL_SPIRV_EMBEDDED(gemm)
+HAL_SPIRV_EMBEDDED(reduce)
+HAL_SPIRV_EMBEDDED(softmax)
+HAL_SPIRV_EMBEDDED(loss)
+#undef HAL_SPIRV_EMBEDDED
 #endif
 
 SpirvModule module_bytes(Module module) {
 #if defined(HAL_HAS_SPIRV_MODULES)
   switch (module) {
     case Module::Elementwise: return {elementwise_spv, elementwise_spv_size};
+    case Module::Gemm: return {gemm_spv, gemm_spv_size};
+    case Module::Reduce: return {reduce_spv, reduce_spv_size};
+    case Module::Softmax: return {softmax_spv, softmax_spv_size};
+    case Module::Loss: return {loss_spv, loss_spv_size};
   }
 #else
   (void)module;
@@ -21,6 +33,10 @@ SpirvModule module_bytes(Module module) {
 const char* module_name(Module module) {
   switch (module) {
     case Module::Elementwise: return "elementwise";
+    case Module::Gemm: return "gemm";
+    case Module::Reduce: return "reduce";
+    case Module::Softmax: return "softmax";
+    case Module::Loss: return "loss";
   }
   return "unknown";
 }

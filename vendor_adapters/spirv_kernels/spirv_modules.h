@@ -8,9 +8,13 @@
 namespace hal_spirv {
 
 enum class Module : int {
-  Elementwise = 0,  // kernels/elementwise.cl
+  Elementwise = 0,  // kernels/elementwise.cl: elementwise ops (dense and strided), fill
+  Gemm = 1,         // kernels/gemm.cl
+  Reduce = 2,       // kernels/reduce.cl: sum, mean, prod, amax, amin
+  Softmax = 3,      // kernels/softmax.cl: softmax, log_softmax and their backward
+  Loss = 4,         // kernels/loss.cl: nll_loss and its backward
 };
-constexpr int kModuleCount = 1;
+constexpr int kModuleCount = 5;
 
 struct SpirvModule {
   const unsigned char* bytes = nullptr;

@@ -16,11 +16,14 @@
 #include "kernels/adapter_services.h"
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
+#include "kernels/nll_rules.cuh"
 
 namespace hal_gpu {
 namespace {
 
-enum Reduction : int64_t { kNone = 0, kMean = 1, kSum = 2 };
+using nll::kMean;
+using nll::kNone;
+using nll::kSum;
 
 struct Problem {
   Operand logp, target, weight, out;  // weight.base == nullptr when absent
@@ -35,23 +38,18 @@ __device__ __forceinline__ Acc class_weight(const Problem& p, int64_t c) {
                        : Acc(1);
 }
 
-// The term of sample i: -w[t] * logp[i, t] with its weight w[t]; (0, 0) when ignored; NaN for a bad target.
+// The term of sample i (nll_rules.cuh): -w[t] * logp[i, t] with its weight w[t]; (0, 0) when ignored; NaN for a
+// bad target.
 template <class Acc>
 __device__ __forceinline__ void sample_term(const Problem& p, int64_t i, Acc& loss, Acc& weight) {
   const int64_t t = load_as<int64_t>(p.target.base + i * p.target_stride * p.target.elem_size, p.target.dtype);
-  if (t == p.ignore_index) {
-    loss = 0;
-    weight = 0;
-    return;
-  }
-  if (t < 0 || t >= p.C) {
-    loss = Acc(NAN);
-    weight = 0;
-    return;
-  }
-  weight = class_weight<Acc>(p, t);
-  const int64_t offset = i * p.logp_row_stride + t * p.logp_class_stride;
-  loss = -weight * load_as<Acc>(p.logp.base + offset * p.logp.elem_size, p.logp.dtype);
+  nll::sample_term<Acc>(
+      t, p.C, p.ignore_index, [&](int64_t c) { return class_weight<Acc>(p, c); },
+      [&](int64_t c) {
+        const int64_t offset = i * p.logp_row_stride + c * p.logp_class_stride;
+        return load_as<Acc>(p.logp.base + offset * p.logp.elem_size, p.logp.dtype);
+      },
+      loss, weight);
 }
 
 template <class Acc>
@@ -78,8 +76,7 @@ __global__ void nll_loss_reduce(Problem p, Operand total_weight, bool mean) {
   loss_sum = block_reduce<Acc, false>(loss_sum, shared);
   weight_sum = block_reduce<Acc, false>(weight_sum, shared);
   if (threadIdx.x == 0) {
-    // mean over no weight is 0/0 = NaN, as in PyTorch.
-    store_from<Acc>(p.out.base, p.out.dtype, mean ? loss_sum / weight_sum : loss_sum);
+    store_from<Acc>(p.out.base, p.out.dtype, nll::reduced_loss(loss_sum, weight_sum, mean));
     if (total_weight.base) store_from<Acc>(total_weight.base, total_weight.dtype, weight_sum);
   }
 }
@@ -92,9 +89,8 @@ __global__ void store_zero(Operand t) {
 template <class Acc>
 __device__ __forceinline__ Acc reduced_scale(Operand grad_loss, Operand total_weight, int64_t reduction) {
   if (reduction == kNone) return 0;
-  Acc scale = load_as<Acc>(grad_loss.base, grad_loss.dtype);
-  if (reduction == kMean) scale /= load_as<Acc>(total_weight.base, total_weight.dtype);
-  return scale;
+  const Acc total = reduction == kMean ? load_as<Acc>(total_weight.base, total_weight.dtype) : Acc(1);
+  return nll::reduced_scale(load_as<Acc>(grad_loss.base, grad_loss.dtype), total, reduction);
 }
 
 // Sample i's target t (its gradient's one nonzero column) and that gradient, -w[t] * upstream; 0 for an
@@ -103,10 +99,11 @@ template <class Acc>
 __device__ __forceinline__ Acc row_gradient(const Problem& p, Operand grad_loss, int64_t grad_stride, Acc scale,
                                             int64_t reduction, int64_t i, int64_t* t) {
   *t = load_as<int64_t>(p.target.base + i * p.target_stride * p.target.elem_size, p.target.dtype);
-  if (*t < 0 || *t >= p.C || *t == p.ignore_index) return 0;
-  const Acc upstream =
-      reduction == kNone ? load_as<Acc>(grad_loss.base + i * grad_stride * grad_loss.elem_size, grad_loss.dtype) : scale;
-  return -class_weight<Acc>(p, *t) * upstream;
+  const Acc upstream = reduction == kNone
+                           ? load_as<Acc>(grad_loss.base + i * grad_stride * grad_loss.elem_size, grad_loss.dtype)
+                           : scale;
+  return nll::target_gradient<Acc>(*t, p.C, p.ignore_index, [&](int64_t c) { return class_weight<Acc>(p, c); },
+                                   upstream);
 }
 
 // grad_logp of any strides written in full: -w[t] * g at (i, t[i]), zero elsewhere. Rows step along the

@@ -1,9 +1,13 @@
-// Elementwise ops on contiguous float32 tensors, as C++ for OpenCL compiled to SPIR-V: the math is the
-// portable kernel library's (elementwise_ops.cuh, the same functions the CUDA and HIP builds run), chosen by
-// the op id at run time. The build compiles this file to SPIR-V and embeds it in the adapters that run SPIR-V
-// (../CMakeLists.txt); ../launch_plan.cpp says which op launches which kernel with which arguments.
-// tests/python/test_spirv_kernels.py checks every op of the module against PyTorch's on an OpenCL device.
+// Elementwise ops on float32 tensors, as C++ for OpenCL compiled to SPIR-V: the math is the portable kernel
+// library's (elementwise_ops.cuh, the same functions the CUDA and HIP builds run), chosen by the op id at run
+// time. Two walks: dense operands of one shape (*_f32, an element per work-item), and any strides, broadcasts
+// and scalar operands (*_strided_f32, through a StridedLayout); and FILL of any element size. The build
+// compiles this file to SPIR-V and embeds it in the adapters that run SPIR-V (../CMakeLists.txt);
+// ../plan_elementwise.cpp says which op launches which kernel with which arguments.
+// tests/python/test_spirv_kernels.py checks every op of the dense kernels against PyTorch's on an OpenCL device;
+// tests/python/test_opencl_adapter.py the strided ones, through the adapter.
 #include "kernels/elementwise_ops.cuh"
+#include "kernel_layouts.h"
 
 using hal_gpu::ew::Params;
 using hal_gpu::ew::apply_runtime;
@@ -37,3 +41,80 @@ kernel void ternary_f32(global const float* a, global const float* b, global con
   const float v[3] = {a[i], b[i], c[i]};
   out[i] = apply_runtime<3, float>(op, v, params(s0, mode));
 }
+
+using hal_spirv::StridedLayout;
+
+// The offsets (in elements) of element i, row-major over the layout's shape, in operands 0..N-1, from one
+// decomposition of i. One merged dim (dense operands, broadcast scalars) needs no division; otherwise 32-bit
+// divisions where the index fits (64-bit ones cost several times more on CPUs). The remainder is computed from
+// the quotient: LLVM's div/rem pairing would otherwise emit `freeze`, which llvm-spirv-15 cannot translate.
+template <int N, class Index>
+inline void walk(Index i, const StridedLayout& l, int64_t* offset) {
+  for (int k = 0; k < N; ++k) offset[k] = 0;
+  for (int d = l.ndim - 1; d >= 0; --d) {
+    const Index size = static_cast<Index>(l.size[d]), q = i / size, r = i - q * size;
+    for (int k = 0; k < N; ++k) offset[k] += static_cast<int64_t>(r) * l.stride[k][d];
+    i = q;
+  }
+}
+
+template <int N>
+inline void offsets_of(uint64_t i, uint64_t n, const StridedLayout& l, int64_t* offset) {
+  if (l.ndim == 1) {
+    for (int k = 0; k < N; ++k) offset[k] = static_cast<int64_t>(i) * l.stride[k][0];
+  } else if (n <= 0xffffffffu) {
+    walk<N>(static_cast<uint32_t>(i), l, offset);
+  } else {
+    walk<N>(i, l, offset);
+  }
+}
+
+// Input k's value: a scalar operand's, or the element at its offset.
+inline float operand(global const float* p, const StridedLayout& l, int k, int64_t offset) {
+  return (l.scalar_mask >> k) & 1 ? l.scalar[k] : p[offset];
+}
+
+kernel void unary_strided_f32(global const float* a, global float* out, StridedLayout l, ulong n, int op, float s0,
+                              int mode) {
+  const size_t i = get_global_id(0);
+  if (i >= n) return;
+  int64_t at[2];
+  offsets_of<2>(i, n, l, at);
+  const float v[1] = {operand(a, l, 0, at[0])};
+  out[at[1]] = apply_runtime<1, float>(op, v, params(s0, mode));
+}
+
+kernel void binary_strided_f32(global const float* a, global const float* b, global float* out, StridedLayout l,
+                               ulong n, int op, float s0, int mode) {
+  const size_t i = get_global_id(0);
+  if (i >= n) return;
+  int64_t at[3];
+  offsets_of<3>(i, n, l, at);
+  const float v[2] = {operand(a, l, 0, at[0]), operand(b, l, 1, at[1])};
+  out[at[2]] = apply_runtime<2, float>(op, v, params(s0, mode));
+}
+
+kernel void ternary_strided_f32(global const float* a, global const float* b, global const float* c,
+                                global float* out, StridedLayout l, ulong n, int op, float s0, int mode) {
+  const size_t i = get_global_id(0);
+  if (i >= n) return;
+  int64_t at[4];
+  offsets_of<4>(i, n, l, at);
+  const float v[3] = {operand(a, l, 0, at[0]), operand(b, l, 1, at[1]), operand(c, l, 2, at[2])};
+  out[at[3]] = apply_runtime<3, float>(op, v, params(s0, mode));
+}
+
+// FILL: the value's bits in the output's dtype, converted on the host, stored at operand 0's strides. One kernel
+// per element size covers every dtype.
+template <class Bits>
+inline void fill(global Bits* out, const StridedLayout& l, uint64_t n, uint64_t bits) {
+  const size_t i = get_global_id(0);
+  if (i >= n) return;
+  int64_t at[1];
+  offsets_of<1>(i, n, l, at);
+  out[at[0]] = static_cast<Bits>(bits);
+}
+kernel void fill_b8(global uchar* out, StridedLayout l, ulong n, ulong bits) { fill(out, l, n, bits); }
+kernel void fill_b16(global ushort* out, StridedLayout l, ulong n, ulong bits) { fill(out, l, n, bits); }
+kernel void fill_b32(global uint* out, StridedLayout l, ulong n, ulong bits) { fill(out, l, n, bits); }
+kernel void fill_b64(global ulong* out, StridedLayout l, ulong n, ulong bits) { fill(out, l, n, bits); }

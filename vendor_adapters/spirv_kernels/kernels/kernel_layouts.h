@@ -1,0 +1,61 @@
+// The by-value argument structs of the SPIR-V kernels, one definition read by both sides: the kernels (C++ for
+// OpenCL, where opencl_portability.h defines the fixed-width types) and the launch plans (host C++). Only
+// fixed-width fields, 8-byte ones first, so both compilers lay them out alike; the plans static_assert the sizes.
+// Strides are in elements; a stride of 0 broadcasts.
+#pragma once
+
+#if !defined(__OPENCL_CPP_VERSION__)
+#include <cstdint>
+#endif
+
+namespace hal_spirv {
+
+// Dimensions the strided kernels walk after merging (plan_strided.h); a layout needing more is left to the
+// fallback.
+constexpr int kMaxDims = 8;
+
+// An elementwise iteration space: the output's shape (row-major order of work-items) and each operand's strides,
+// inputs first and the output last. A scalar operand (adapter.h) has its value in scalar[] and bit k of
+// scalar_mask set; its strides are 0 and its pointer is never read.
+struct StridedLayout {
+  int64_t size[kMaxDims];
+  int64_t stride[4][kMaxDims];
+  int32_t ndim;
+  int32_t scalar_mask;
+  float scalar[4];
+};
+
+// A reduction: one output element per index of the kept dims, reducing `length` elements over the reduced dims.
+struct ReduceLayout {
+  int64_t kept_size[kMaxDims];
+  int64_t kept_in[kMaxDims];   // the input's strides along the kept dims
+  int64_t kept_out[kMaxDims];  // the output's
+  int64_t reduced_size[kMaxDims];
+  int64_t reduced_in[kMaxDims];
+  int64_t length;
+  int32_t kept_ndim;
+  int32_t reduced_ndim;
+};
+
+// out[b, i, j] = alpha * sum_k a[b, i, k] * b[b, k, j] + beta * c[b, i, j]; each operand as (batch, row, column)
+// strides, batch stride 0 for a matrix shared by the batch. beta == 0: c is not read.
+struct GemmShape {
+  int64_t batch, m, n, k;
+  int64_t a[3], b[3], c[3], out[3];
+  float alpha, beta;
+};
+
+// NLL_LOSS over logp [N, C] (a [C] input is N = 1 with a row stride of 0), int64 targets.
+struct NllShape {
+  int64_t n, c;
+  int64_t logp_row, logp_class;  // strides of logp (forward) or of the incoming logp (backward)
+  int64_t target, weight;        // strides of target and weight
+  int64_t out;                   // forward, reduction none: the loss's stride; backward: grad_loss's (none)
+  int64_t grad_row, grad_class;  // backward: grad_logp's strides
+  int64_t ignore_index;
+  int64_t reduction;  // nll_rules.cuh: 0 none, 1 mean, 2 sum
+  int32_t has_weight;
+  int32_t has_total_weight;  // forward: whether total_weight is wanted
+};
+
+}  // namespace hal_spirv

@@ -1,0 +1,73 @@
+// Plans of the reduction module (kernels/reduce.cl): SUM, MEAN, PROD, AMAX and AMIN of float32 into float32,
+// over any dims (the reductions' shape rule of adapter_ops.h) and strides.
+#include "kernels/tensor_operands.h"
+#include "plan_support.h"
+
+namespace hal_spirv::detail {
+namespace {
+
+static_assert(sizeof(ReduceLayout) == 336, "ReduceLayout must match kernels/kernel_layouts.h as the kernels see it");
+
+constexpr size_t kMaxGroup = 256;  // kernels/reduce.cl's kMaxGroup
+
+}  // namespace
+
+bool is_planned_reduction(hal_op_t op) {
+  return op == HAL_OP_SUM || op == HAL_OP_MEAN || op == HAL_OP_PROD || op == HAL_OP_AMAX || op == HAL_OP_AMIN;
+}
+
+hal_status_t plan_reduce(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
+                         int32_t num_outputs, std::vector<Launch>* launches) {
+  if (num_inputs != 1 || num_outputs != 1) return HAL_STATUS_NOT_SUPPORTED;
+  const hal_tensor_t& in = inputs[0];
+  const hal_tensor_t& out = outputs[0];
+  if (!is_float32_tensor(in) || !is_float32_tensor(out) || in.ndim != out.ndim) return HAL_STATUS_NOT_SUPPORTED;
+  // Split the dims: reduced where the output's size is 1 and the input's is not; kept (sizes equal) otherwise.
+  int64_t kept_shape[HAL_MAX_DIMS], kept_in[HAL_MAX_DIMS], kept_out[HAL_MAX_DIMS];
+  int64_t reduced_shape[HAL_MAX_DIMS], reduced_in[HAL_MAX_DIMS];
+  int32_t kept = 0, reduced = 0;
+  int64_t length = 1;
+  for (int32_t d = 0; d < in.ndim; ++d) {
+    if (out.shape[d] == 1 && in.shape[d] != 1) {
+      reduced_shape[reduced] = in.shape[d];
+      reduced_in[reduced++] = in.strides[d];
+      length *= in.shape[d];
+    } else if (out.shape[d] == in.shape[d]) {
+      kept_shape[kept] = in.shape[d];
+      kept_in[kept] = in.strides[d];
+      kept_out[kept++] = out.strides[d];
+    } else {
+      return HAL_STATUS_INVALID_ARGUMENT;
+    }
+  }
+  const int64_t outputs_count = hal_gpu::numel(out);
+  if (outputs_count == 0) return HAL_STATUS_SUCCESS;
+  ReduceLayout layout{};
+  layout.length = length;
+  int64_t kept_strides[2][kMaxDims], reduced_strides[1][kMaxDims];
+  const int64_t* kept_pair[2] = {kept_in, kept_out};
+  const int64_t* reduced_one[1] = {reduced_in};
+  if (!merge_dims(kept_shape, kept, kept_pair, 2, layout.kept_size, kept_strides, &layout.kept_ndim) ||
+      !merge_dims(reduced_shape, reduced, reduced_one, 1, layout.reduced_size, reduced_strides, &layout.reduced_ndim)) {
+    return HAL_STATUS_NOT_SUPPORTED;
+  }
+  for (int32_t d = 0; d < layout.kept_ndim; ++d) {
+    layout.kept_in[d] = kept_strides[0][d];
+    layout.kept_out[d] = kept_strides[1][d];
+  }
+  for (int32_t d = 0; d < layout.reduced_ndim; ++d) layout.reduced_in[d] = reduced_strides[0][d];
+
+  // A work-group per output element, as wide as the reduction (a power of two for the kernel's tree).
+  const size_t group = pow2_at_least(length, kMaxGroup);
+  Launch l = launch_of(Module::Reduce, "reduce_f32");
+  add_pointer(&l, in, hal_gpu::element0(out));  // a reduction of no elements reads nothing
+  add_pointer(&l, out, nullptr);
+  l.args.push_back(KernelArg::of_value(layout));
+  l.args.push_back(KernelArg::of_value(static_cast<int32_t>(op)));
+  l.global[0] = static_cast<size_t>(outputs_count) * group;
+  l.local[0] = group;
+  launches->push_back(l);
+  return HAL_STATUS_SUCCESS;
+}
+
+}  // namespace hal_spirv::detail

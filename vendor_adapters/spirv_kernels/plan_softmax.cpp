@@ -1,0 +1,65 @@
+// Plans of the softmax module (kernels/softmax.cl): SOFTMAX, LOG_SOFTMAX and their backward over any dim of
+// contiguous float32 tensors of one shape (the layouts the CUDA and HIP kernels take too).
+#include "kernels/softmax_math.cuh"
+#include "kernels/tensor_operands.h"
+#include "plan_support.h"
+
+namespace hal_spirv::detail {
+namespace {
+
+constexpr size_t kMaxGroup = 256;
+
+bool is_dense_float32_like(const hal_tensor_t& t, const hal_tensor_t& ref) {
+  return is_float32_tensor(t) && hal_gpu::is_contiguous(t) && same_shape(t, ref);
+}
+
+}  // namespace
+
+hal_status_t plan_softmax(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
+                          int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
+                          std::vector<Launch>* launches) {
+  hal_gpu::SoftmaxKind kind;
+  switch (op) {
+    case HAL_OP_SOFTMAX: kind = hal_gpu::SoftmaxKind::Softmax; break;
+    case HAL_OP_LOG_SOFTMAX: kind = hal_gpu::SoftmaxKind::LogSoftmax; break;
+    case HAL_OP_SOFTMAX_BACKWARD: kind = hal_gpu::SoftmaxKind::SoftmaxBackward; break;
+    case HAL_OP_LOG_SOFTMAX_BACKWARD: kind = hal_gpu::SoftmaxKind::LogSoftmaxBackward; break;
+    default: return HAL_STATUS_NOT_SUPPORTED;
+  }
+  const bool backward = op == HAL_OP_SOFTMAX_BACKWARD || op == HAL_OP_LOG_SOFTMAX_BACKWARD;
+  if (num_inputs != (backward ? 2 : 1) || num_outputs != 1 || scalars == nullptr || num_scalars < 1) {
+    return HAL_STATUS_NOT_SUPPORTED;
+  }
+  const hal_tensor_t& x = inputs[0];
+  const hal_tensor_t& y = outputs[0];
+  if (!is_dense_float32_like(x, x) || !is_dense_float32_like(y, x) ||
+      (backward && !is_dense_float32_like(inputs[1], x))) {
+    return HAL_STATUS_NOT_SUPPORTED;
+  }
+  const int32_t ndim = x.ndim > 0 ? x.ndim : 1;  // a 0-dim tensor is one line of one element
+  int64_t dim = scalar_as_int(scalars[0]);
+  if (dim < 0) dim += ndim;
+  if (dim < 0 || dim >= ndim) return HAL_STATUS_INVALID_ARGUMENT;
+  int64_t outer = 1, size = 1, inner = 1;
+  for (int32_t d = 0; d < x.ndim; ++d) {
+    if (d < dim) outer *= x.shape[d];
+    else if (d == dim) size = x.shape[d];
+    else inner *= x.shape[d];
+  }
+  if (outer * size * inner == 0) return HAL_STATUS_SUCCESS;
+  // A work-group per line (outer * inner of them), its work-items striding along the line.
+  const size_t group = pow2_at_least(size, kMaxGroup);
+  Launch l = launch_of(Module::Softmax, "softmax_f32");
+  add_pointer(&l, x, nullptr);
+  add_pointer(&l, backward ? inputs[1] : x, nullptr);  // y (backward); unused by the forward
+  add_pointer(&l, y, nullptr);
+  l.args.push_back(KernelArg::of_value(static_cast<uint64_t>(size)));
+  l.args.push_back(KernelArg::of_value(static_cast<uint64_t>(inner)));
+  l.args.push_back(KernelArg::of_value(static_cast<int32_t>(kind)));
+  l.global[0] = static_cast<size_t>(outer * inner) * group;
+  l.local[0] = group;
+  launches->push_back(l);
+  return HAL_STATUS_SUCCESS;
+}
+
+}  // namespace hal_spirv::detail

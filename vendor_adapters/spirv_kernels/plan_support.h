@@ -1,0 +1,56 @@
+// What the family planners (plan_*.cpp) share: operand checks, the merging of dimensions into the kernels'
+// layouts (kernels/kernel_layouts.h), scalars, work sizes. Internal to hal_spirv_kernels.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/kernel_layouts.h"
+#include "launch_plan.h"
+
+namespace hal_spirv::detail {
+
+bool is_float32(const hal_tensor_t& t);
+// A tensor in memory (neither a scalar operand nor absent) of dtype float32.
+bool is_float32_tensor(const hal_tensor_t& t);
+bool same_shape(const hal_tensor_t& a, const hal_tensor_t& b);
+
+double scalar_as_double(const hal_scalar_t& s);
+int64_t scalar_as_int(const hal_scalar_t& s);
+
+// Dimensions of `shape` walked row-major with each operand's strides (strides[k] == nullptr: all 0), size-1
+// dims dropped and neighbours merged where every operand steps through them as through one dim. Writes the
+// sizes to size[] and operand k's strides to stride[k][]; false where more than kMaxDims remain.
+bool merge_dims(const int64_t* shape, int32_t ndim, const int64_t* const* strides, int count, int64_t* size,
+                int64_t (*stride)[kMaxDims], int32_t* merged_ndim);
+
+size_t round_up(size_t v, size_t multiple);
+// SUM, MEAN, PROD, AMAX, AMIN: the reductions kernels/reduce.cl computes.
+bool is_planned_reduction(hal_op_t op);
+// The smallest power of two >= v, at most `cap`.
+size_t pow2_at_least(int64_t v, size_t cap);
+
+// A launch of `kernel` in `module` with the pointer of each tensor (a null one, never read, replaced by
+// `stand_in`, since not every runtime takes a null pointer argument).
+Launch launch_of(Module module, const char* kernel);
+void add_pointer(Launch* l, const hal_tensor_t& t, const void* stand_in);
+
+// The family planners: NOT_SUPPORTED for what their kernels do not take.
+hal_status_t plan_elementwise(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
+                              int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
+                              std::vector<Launch>* launches);
+hal_status_t plan_fill(const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
+                       int32_t num_scalars, std::vector<Launch>* launches);
+hal_status_t plan_gemm(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
+                       int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
+                       std::vector<Launch>* launches);
+hal_status_t plan_reduce(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
+                         int32_t num_outputs, std::vector<Launch>* launches);
+hal_status_t plan_softmax(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
+                          int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
+                          std::vector<Launch>* launches);
+hal_status_t plan_nll_loss(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
+                           int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
+                           std::vector<Launch>* launches);
+
+}  // namespace hal_spirv::detail
