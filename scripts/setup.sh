@@ -16,6 +16,11 @@ need_apt=()
 command -v cmake >/dev/null || need_apt+=(cmake)
 command -v g++ >/dev/null || need_apt+=(g++)
 if [[ $with_tests -eq 1 && ! -f /usr/include/gtest/gtest.h ]]; then need_apt+=(libgtest-dev); fi
+# The Level Zero loader and headers (Debian's 1.8, API 1.4): the Intel adapter is built against the headers and
+# loads the loader with dlopen; without an Intel GPU driver it says so (vendor_adapters/intel/CMakeLists.txt).
+if [[ ! -f /usr/include/level_zero/ze_api.h ]] && apt-cache show libze-dev >/dev/null 2>&1; then
+  need_apt+=(libze1 libze-dev)
+fi
 # The AMD adapter's toolchain (Debian's HIP 5.2: hipcc, the runtime and device libraries), so the tests
 # build it and check that it loads and holds code objects; no AMD GPU is needed.
 if [[ $with_tests -eq 1 ]] && ! command -v hipcc >/dev/null && apt-cache show hipcc >/dev/null 2>&1; then

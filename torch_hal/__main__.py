@@ -12,6 +12,8 @@ def info() -> int:
     import torch
 
     import torch_hal
+    from torch_hal.device_records import hal_device
+    from torch_hal.vendor_adapters import all_vendor_adapters
 
     print(f"torch_hal {torch_hal.__version__} (adapter ABI {torch_hal._C.abi_version()})")
     print(f"torch {torch.__version__}, Python {platform.python_version()}, {platform.platform()}")
@@ -19,12 +21,21 @@ def info() -> int:
     for a in torch_hal.adapters():
         detail = f" - {a.reason}" if a.reason else ""
         print(f"  {a.name:<14} {a.state:<12} devices={a.device_count}  ABI {a.abi_version}  {a.path}{detail}")
+    print("\nVendors (HardwareAdapter):")
+    for va in all_vendor_adapters():
+        count = len(va.discover_devices())
+        names = ", ".join(a.name for a in va.adapter_libraries()) or "none found"
+        print(f"  {va.vendor.value:<14} devices={count}  adapters: {names}")
     print(f"\nDevices ({torch.hal.device_count()}):")
     for i in range(torch.hal.device_count()):
         p = torch.hal.get_device_properties(i)
         flags = [name for name in ("fp16", "bf16", "fp8", "fp64") if getattr(p, f"supports_{name}")]
+        # An adapter serving several vendors (OpenCL) reports itself as the vendor; HardwareAdapter tells them
+        # apart (torch_hal.device_records.vendor_of).
+        vendor = hal_device(i).vendor.value
+        vendor_text = p.vendor if vendor == p.vendor else f"{p.vendor} (HardwareAdapter: {vendor})"
         print(f"  hal:{i}  {p.name}")
-        print(f"         adapter={p.adapter} vendor={p.vendor} arch={p.arch_name} "
+        print(f"         adapter={p.adapter} vendor={vendor_text} arch={p.arch_name} "
               f"compute_units={p.multi_processor_count} memory={p.total_memory / 2**30:.1f} GiB "
               f"host_accessible={p.host_accessible} precisions={','.join(flags)}")
         if p.pci_bus_id:

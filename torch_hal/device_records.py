@@ -72,8 +72,15 @@ class DeviceRecord:
         return f"{self.torch_device} ({self.vendor}, {self.capabilities.device_name})"
 
 
-def vendor_of(vendor_name: str) -> HardwareVendor:
-    """The vendor of a device from the name its adapter reports; adapters of other vendors are plugins."""
+def vendor_of(vendor_name: str, adapter: str = "", device_name: str = "") -> HardwareVendor:
+    """The vendor of a device from the name its adapter reports; adapters of other vendors are plugins.
+
+    The OpenCL adapter serves devices of any vendor and reports "opencl" as theirs (the core numbers its
+    devices apart from those of the vendors' own adapters); its device names begin with the OpenCL device's
+    own name, so an Intel GPU or CPU there ("Intel(R) Arc(TM) A770 Graphics (OpenCL, ...)") is Intel's, as the
+    Level Zero adapter's are. Its other devices stay custom_asic."""
+    if adapter == "opencl" and device_name.startswith("Intel"):
+        return HardwareVendor.INTEL
     try:
         return HardwareVendor(vendor_name.lower())
     except ValueError:
@@ -91,7 +98,8 @@ def hal_device(index: int) -> DeviceRecord:
         host_accessible=p["host_accessible"], peak_fp32_tflops=p["peak_fp32_tflops"],
         peak_bf16_tflops=p["peak_bf16_tflops"], memory_bandwidth_gbps=p["memory_bandwidth_gbps"],
         pci_bus_id=p["pci_bus_id"], uuid=p["uuid"])
-    return DeviceRecord(torch.device("hal", index), vendor_of(p["vendor"]), p["adapter"], index, caps)
+    vendor = vendor_of(p["vendor"], p["adapter"], p["name"])
+    return DeviceRecord(torch.device("hal", index), vendor, p["adapter"], index, caps)
 
 
 def hal_devices() -> List[DeviceRecord]:

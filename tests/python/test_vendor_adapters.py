@@ -1,7 +1,7 @@
 """torch_hal.vendor_adapters: per-vendor views of the hal devices, with the reason a vendor has none."""
 import torch
 
-from torch_hal import HardwareVendor
+from torch_hal.device_records import vendor_of
 from torch_hal.vendor_adapters import (AmdAdapter, CustomAsicAdapter, HostAdapter, IntelAdapter, NvidiaAdapter,
                                        all_vendor_adapters, auto_detect_best_adapter)
 
@@ -51,5 +51,5 @@ def test_auto_detect_picks_the_vendor_of_the_best_device():
     best = auto_detect_best_adapter()
     devices = best.discover_devices()
     assert devices and devices[0].torch_device == torch.device("hal", 0)
-    assert best.vendor is HardwareVendor(torch.hal.get_device_properties(0).vendor) or \
-        best.vendor is HardwareVendor.CUSTOM_ASIC
+    props = torch.hal.get_device_properties(0)
+    assert best.vendor is vendor_of(props.vendor, props.adapter, props.name)

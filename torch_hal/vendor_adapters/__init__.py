@@ -15,6 +15,9 @@ from torch_hal.vendors import HardwareVendor
 
 # C++ adapters named after a vendor belong to it; any other adapter is a plugin (custom ASIC).
 _NAMED_VENDORS = {HardwareVendor.NVIDIA, HardwareVendor.AMD, HardwareVendor.INTEL, HardwareVendor.HOST}
+# Adapters that serve a vendor's devices besides the one named after it: the OpenCL adapter's Intel devices
+# are Intel's (torch_hal.device_records.vendor_of), its others a custom ASIC's, so it is listed under both.
+_ALSO_SERVED_BY = {HardwareVendor.INTEL: ("opencl",)}
 
 
 class VendorAdapter:
@@ -32,7 +35,8 @@ class VendorAdapter:
         """The C++ adapters of this vendor that the core found, loaded or not."""
         if self.vendor is HardwareVendor.CUSTOM_ASIC:
             return [a for a in adapters() if a.name not in {v.value for v in _NAMED_VENDORS}]
-        return [a for a in adapters() if a.name == self.vendor.value]
+        names = (self.vendor.value,) + _ALSO_SERVED_BY.get(self.vendor, ())
+        return [a for a in adapters() if a.name in names]
 
     @property
     def unavailable_reason(self) -> str:
@@ -47,7 +51,7 @@ class VendorAdapter:
             return (f"no {self.vendor} adapter library was found (libhal_adapter_{self.vendor}.so in "
                     f"torch_hal/lib or a folder of TORCH_HAL_ADAPTER_PATH); it needs {self.runtime}")
         return "; ".join(f"adapter {a.name} ({a.path}) is {a.state}: {a.reason}" if a.reason else
-                         f"adapter {a.name} ({a.path}) is {a.state} with no devices" for a in libraries)
+                         f"adapter {a.name} ({a.path}) is {a.state} with no {self.vendor} device" for a in libraries)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(vendor={self.vendor.value!r}, available={self.is_available()})"
@@ -62,7 +66,8 @@ class AmdAdapter(VendorAdapter):
 
 
 class IntelAdapter(VendorAdapter):
-    vendor, runtime = HardwareVendor.INTEL, "an Intel GPU and the Level Zero loader (libze_loader.so.1)"
+    vendor, runtime = (HardwareVendor.INTEL, "an Intel GPU with its Level Zero driver and loader (libze_loader.so.1), "
+                                             "or an Intel device behind OpenCL (libOpenCL.so.1)")
 
 
 class CustomAsicAdapter(VendorAdapter):

@@ -1,5 +1,7 @@
 #include "opencl_devices.h"
 
+#include <dlfcn.h>
+
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -49,10 +51,25 @@ std::string platform_text(const OpenClApi& cl, cl_platform_id p, cl_uint what) {
 
 bool contains(const std::string& haystack, const char* needle) { return haystack.find(needle) != std::string::npos; }
 
+// Whether the Level Zero adapter can serve Intel GPUs here: its loader (TORCH_HAL_LEVEL_ZERO_LIBRARY, else
+// libze_loader.so.1) loads. Intel's GPU driver package carries the Level Zero driver beside the OpenCL one, so
+// with the loader present the Intel adapter serves the GPU, and the OpenCL adapter must not list it a second time.
+bool level_zero_loader_present() {
+  static const bool present = [] {
+    const char* named = std::getenv("TORCH_HAL_LEVEL_ZERO_LIBRARY");
+    void* handle = dlopen(named && *named ? named : "libze_loader.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (handle != nullptr) dlclose(handle);
+    return handle != nullptr;
+  }();
+  return present;
+}
+
 // The GPU vendors whose GPUs have adapters of their own.
 bool served_natively(const DeviceInfo& d) {
   const bool gpu = (d.type & CL_DEVICE_TYPE_GPU) != 0;
-  return gpu && (contains(d.vendor, "NVIDIA") || contains(d.vendor, "Advanced Micro Devices") || d.vendor == "AMD");
+  if (!gpu) return false;
+  if (contains(d.vendor, "NVIDIA") || contains(d.vendor, "Advanced Micro Devices") || d.vendor == "AMD") return true;
+  return contains(d.vendor, "Intel") && level_zero_loader_present();
 }
 
 DeviceInfo read_device(const OpenClApi& cl, cl_platform_id platform, cl_device_id id) {
