@@ -131,7 +131,9 @@ def rank_main(side: str, rank: int, port: int):
             hang_watch(120)  # the next request comes once the other side has answered its own
     hang_watch(60)
     dist.destroy_process_group()
-    faulthandler.cancel_dump_traceback_later()
+    # The watch stays armed through the interpreter's exit: a process that hangs there is ended after 60 s with
+    # its stacks on stderr, and these lines say how far it came.
+    print(f"{side} rank {rank}: left the group, exiting", file=sys.stderr, flush=True)
 
 
 def side_worker(side: str):
@@ -143,6 +145,7 @@ def side_worker(side: str):
         rank_main(side, 0, port)
     finally:
         peer.wait()
+        print(f"{side} rank 1 exited with {peer.returncode}", file=sys.stderr, flush=True)
 
 
 # ---------------------------------------------------------------------------------------------- parent
