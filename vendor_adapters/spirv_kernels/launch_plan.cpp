@@ -38,7 +38,7 @@ bool supports(hal_op_t op, const hal_tensor_t* tensors, int32_t num_tensors) {
   if (module_bytes(Module::Elementwise).size == 0) return false;
   const bool nll = op == HAL_OP_NLL_LOSS || op == HAL_OP_NLL_LOSS_BACKWARD;
   if (!is_elementwise_float_op(op) && op != HAL_OP_FILL && op != HAL_OP_GEMM && op != HAL_OP_MATMUL &&
-      !detail::is_planned_reduction(op) && !is_softmax_op(op) && !nll) {
+      !detail::is_planned_reduction(op) && !is_softmax_op(op) && !nll && op != HAL_OP_UNIFORM && op != HAL_OP_NORMAL) {
     return false;
   }
   for (int32_t i = 0; tensors != nullptr && i < num_tensors; ++i) {
@@ -69,6 +69,9 @@ hal_status_t plan(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, c
   }
   if (op == HAL_OP_NLL_LOSS || op == HAL_OP_NLL_LOSS_BACKWARD) {
     return detail::plan_nll_loss(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
+  }
+  if (op == HAL_OP_UNIFORM || op == HAL_OP_NORMAL) {
+    return detail::plan_random(op, outputs, num_outputs, scalars, num_scalars, num_inputs, launches);
   }
   return HAL_STATUS_NOT_SUPPORTED;
 }

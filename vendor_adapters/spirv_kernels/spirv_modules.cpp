@@ -12,6 +12,7 @@ HAL_SPIRV_EMBEDDED(gemm)
 HAL_SPIRV_EMBEDDED(reduce)
 HAL_SPIRV_EMBEDDED(softmax)
 HAL_SPIRV_EMBEDDED(loss)
+HAL_SPIRV_EMBEDDED(random)
 #undef HAL_SPIRV_EMBEDDED
 #endif
 
@@ -23,6 +24,7 @@ SpirvModule module_bytes(Module module) {
     case Module::Reduce: return {reduce_spv, reduce_spv_size};
     case Module::Softmax: return {softmax_spv, softmax_spv_size};
     case Module::Loss: return {loss_spv, loss_spv_size};
+    case Module::Random: return {random_spv, random_spv_size};
   }
 #else
   (void)module;
@@ -37,6 +39,7 @@ const char* module_name(Module module) {
     case Module::Reduce: return "reduce";
     case Module::Softmax: return "softmax";
     case Module::Loss: return "loss";
+    case Module::Random: return "random";
   }
   return "unknown";
 }

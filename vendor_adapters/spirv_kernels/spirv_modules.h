@@ -13,8 +13,9 @@ enum class Module : int {
   Reduce = 2,       // kernels/reduce.cl: sum, mean, prod, amax, amin
   Softmax = 3,      // kernels/softmax.cl: softmax, log_softmax and their backward
   Loss = 4,         // kernels/loss.cl: nll_loss and its backward
+  Random = 5,       // kernels/random.cl: uniform and normal
 };
-constexpr int kModuleCount = 5;
+constexpr int kModuleCount = 6;
 
 struct SpirvModule {
   const unsigned char* bytes = nullptr;

@@ -55,3 +55,5 @@ constexpr bool is_signed_v = T(-1) < T(0);
 #define fmodf fmod
 #define atan2f atan2
 #define copysignf copysign
+#define cospif cospi
+#define __umulhi mul_hi  // the high 32 bits of a 32 x 32-bit product

@@ -1,5 +1,5 @@
-// UNIFORM, NORMAL, BERNOULLI and RANDPERM from a counter-based generator: Philox4x32-10 (Salmon et al.,
-// "Parallel random numbers: as easy as 1, 2, 3", SC 2011), written here from the published algorithm.
+// UNIFORM, NORMAL, BERNOULLI and RANDPERM from a counter-based generator: Philox4x32-10 (philox.cuh, shared
+// with the SPIR-V kernels).
 //
 // Element i of the output (row-major order of its shape) takes the four 32-bit words of Philox at counter
 // offset + i with key = seed, so the values depend on (seed, offset, i) only: the same seed gives the
@@ -21,37 +21,11 @@
 #include "kernels/adapter_services.h"
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
+#include "kernels/philox.cuh"
 
 namespace hal_gpu {
 namespace {
 
-struct Words {
-  uint32_t x, y, z, w;
-};
-
-__device__ __forceinline__ Words philox4x32_10(uint64_t counter, uint64_t key) {
-  constexpr uint32_t kMul0 = 0xD2511F53u, kMul1 = 0xCD9E8D57u;  // round multipliers
-  constexpr uint32_t kWeyl0 = 0x9E3779B9u, kWeyl1 = 0xBB67AE85u;  // key schedule increments
-  uint32_t c0 = static_cast<uint32_t>(counter), c1 = static_cast<uint32_t>(counter >> 32), c2 = 0, c3 = 0;
-  uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);
-#pragma unroll
-  for (int round = 0; round < 10; ++round) {
-    const uint32_t hi0 = __umulhi(kMul0, c0), lo0 = kMul0 * c0;
-    const uint32_t hi1 = __umulhi(kMul1, c2), lo1 = kMul1 * c2;
-    const uint32_t n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
-    c0 = n0;
-    c1 = lo1;
-    c2 = n2;
-    c3 = lo0;
-    k0 += kWeyl0;
-    k1 += kWeyl1;
-  }
-  return Words{c0, c1, c2, c3};
-}
-
-__device__ __forceinline__ uint64_t join(uint32_t hi, uint32_t lo) { return (static_cast<uint64_t>(hi) << 32) | lo; }
-// [0, 1) from 24 bits / 53 bits.
-__device__ __forceinline__ float unit_float(uint32_t r) { return static_cast<float>(r >> 8) * 0x1.0p-24f; }
 __device__ __forceinline__ double unit_double(uint64_t r) { return static_cast<double>(r >> 11) * 0x1.0p-53; }
 
 struct Counter {
@@ -101,8 +75,6 @@ __global__ void uniform_integer(Operand out, Shape shape, bool contiguous, int64
   }
 }
 
-__device__ __forceinline__ float cospi_acc(float v) { return cospif(v); }
-__device__ __forceinline__ double cospi_acc(double v) { return cospi(v); }
 
 // Box-Muller: z = sqrt(-2 ln u1) cos(2 pi u2), u1 in (0, 1] so the logarithm stays finite.
 template <class T>
@@ -114,12 +86,9 @@ __global__ void normal_kernel(Operand out, Shape shape, bool contiguous, int64_t
     if (std::is_same<T, double>::value) {
       const double u1 = static_cast<double>((join(r.x, r.y) >> 11) + 1) * 0x1.0p-53;
       const double u2 = unit_double(join(r.z, r.w));
-      v = from_acc<T>(mean + stddev * (sqrt(-2.0 * log(u1)) * cospi_acc(2.0 * u2)));
+      v = from_acc<T>(mean + stddev * (sqrt(-2.0 * log(u1)) * cospi(2.0 * u2)));
     } else {
-      const float u1 = static_cast<float>((r.x >> 8) + 1) * 0x1.0p-24f;
-      const float u2 = unit_float(r.y);
-      const float z = sqrtf(-2.0f * logf(u1)) * cospi_acc(2.0f * u2);
-      v = from_acc<T>(static_cast<float>(mean) + static_cast<float>(stddev) * z);
+      v = from_acc<T>(static_cast<float>(mean) + static_cast<float>(stddev) * normal_float(r));
     }
     *reinterpret_cast<T*>(position(out, shape, contiguous, i)) = v;
   }

@@ -8,6 +8,7 @@
 // tests/python/test_opencl_adapter.py the strided ones, through the adapter.
 #include "kernels/elementwise_ops.cuh"
 #include "kernel_layouts.h"
+#include "strided_walk.h"
 
 using hal_gpu::ew::Params;
 using hal_gpu::ew::apply_runtime;
@@ -42,32 +43,6 @@ kernel void ternary_f32(global const float* a, global const float* b, global con
   out[i] = apply_runtime<3, float>(op, v, params(s0, mode));
 }
 
-using hal_spirv::StridedLayout;
-
-// The offsets (in elements) of element i, row-major over the layout's shape, in operands 0..N-1, from one
-// decomposition of i. One merged dim (dense operands, broadcast scalars) needs no division; otherwise 32-bit
-// divisions where the index fits (64-bit ones cost several times more on CPUs). The remainder is computed from
-// the quotient: LLVM's div/rem pairing would otherwise emit `freeze`, which llvm-spirv-15 cannot translate.
-template <int N, class Index>
-inline void walk(Index i, const StridedLayout& l, int64_t* offset) {
-  for (int k = 0; k < N; ++k) offset[k] = 0;
-  for (int d = l.ndim - 1; d >= 0; --d) {
-    const Index size = static_cast<Index>(l.size[d]), q = i / size, r = i - q * size;
-    for (int k = 0; k < N; ++k) offset[k] += static_cast<int64_t>(r) * l.stride[k][d];
-    i = q;
-  }
-}
-
-template <int N>
-inline void offsets_of(uint64_t i, uint64_t n, const StridedLayout& l, int64_t* offset) {
-  if (l.ndim == 1) {
-    for (int k = 0; k < N; ++k) offset[k] = static_cast<int64_t>(i) * l.stride[k][0];
-  } else if (n <= 0xffffffffu) {
-    walk<N>(static_cast<uint32_t>(i), l, offset);
-  } else {
-    walk<N>(i, l, offset);
-  }
-}
 
 // Input k's value: a scalar operand's, or the element at its offset.
 inline float operand(global const float* p, const StridedLayout& l, int k, int64_t offset) {
