@@ -63,8 +63,8 @@ for s in $steps; do
     # torch.distributed on two GPUs (nvidia-h100-x2 or nvidia-h200-x2): NCCL collectives, DDP, FSDP2, a dead rank,
     # two GPUs in one process (copies, events, the device guard);
     # then all_reduce bus bandwidth and a DDP step against torch.cuda's NCCL on the same two GPUs.
-    distributed) step distributed "$PYTHON" -m pytest tests/gpu/test_distributed_gpu.py tests/gpu/test_two_devices_one_process.py \
-                   tests/gpu/test_nvidia_runtime.py -v -rs ;;
+    distributed) step distributed "$PYTHON" -m pytest tests/gpu/test_distributed_gpu.py \
+                   tests/gpu/test_two_devices_one_process.py tests/gpu/test_nvidia_runtime.py -v -rs ;;
     distributed_benchmark) step distributed_benchmark "$PYTHON" benchmarks/distributed_benchmark.py \
               --json "$out/distributed_benchmark.json" ;;
     # The AMD adapter's test build, loaded first, and only its device kept: hal:0 is the GPU through HIP.
