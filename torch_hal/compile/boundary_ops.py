@@ -26,7 +26,3 @@ def _cpu_view(self):
 def _hal_view(self, device):
     return _alias_on(self, torch.device("hal", device))
 
-
-@torch.library.register_fake("torch_hal::copy_into_hal")
-def _copy_into_hal(destination, source):
-    return None

@@ -6,17 +6,18 @@ device in many places), so rather than teaching it a second CPU-like device, thi
 hal device into a CPU graph with a thin boundary, after AOTAutograd and Inductor's own post-grad passes
 (register_backend_for_device's device_custom_pass):
 
-  - each hal input is read through torch_hal::cpu_view, a CPU tensor over the same bytes (no copy; it waits
-    for the device's current stream first, so the CPU code runs in stream order);
+  - the hal inputs become CPU inputs: Inductor lowers the graph with CPU twins of their fake tensors
+    (cpu_inputs_for_lowering), and the generated code takes all of them as CPU views of the same bytes in one
+    call at its top (_C.compile_host_views, which waits for each device's current stream first, so the CPU
+    code runs in stream order; HostWrapperCodegen writes the call). Inductor then treats them as any CPU
+    input: a mutated input (BatchNorm's running statistics) is written in place, inside its fused kernel;
   - every device argument inside the graph (factories, _to_copy) that names hal names the CPU instead;
   - each output that was a hal tensor leaves through torch_hal::hal_view, a hal tensor over the same bytes:
     the compiled code allocates its buffers in the device's memory (HostWrapperCodegen), so outputs are not
-    copied;
-  - a mutated hal input (BatchNorm's running statistics) is written back with torch_hal::copy_into_hal.
+    copied.
 
 The fake tensors recorded on the nodes follow: each becomes a CPU fake tensor over the same fake storage, so
-Inductor's alias analysis still sees that a cpu_view aliases its input (it must never reuse or write such a
-buffer in place).
+Inductor's alias analysis still sees what aliases what.
 
 Inductor's layout optimization (channels-last around convolutions) must not reach across the boundary: it
 would re-lay out a hal tensor (a conv weight or activation the forward saves for the backward) with a kernel
@@ -32,7 +33,7 @@ from torch_hal.compile import boundary_ops  # noqa: F401  (the fake kernels of t
 
 _CPU = torch.device("cpu")
 _HOST_GRAPH_KEY = "torch_hal_host_graph"  # set in a rewritten graph module's meta
-aten = torch.ops.aten
+_HOST_INPUTS_KEY = "torch_hal_host_inputs"  # the names of its inputs that are hal tensors at run time
 
 
 def _is_hal(value) -> bool:
@@ -59,52 +60,22 @@ def _device_index(value) -> int:
     return value.device.index if value.device.index is not None else torch.hal.current_device()
 
 
-def _written_inputs(graph):
-    """copy_(input, value) nodes: how AOTAutograd keeps mutations of graph inputs in the graph."""
-    return [n for n in graph.nodes if n.op == "call_function" and n.target is aten.copy_.default
-            and n.args[0].op == "placeholder" and _is_hal(n.args[0].meta.get("val"))]
-
-
 def rewrite_for_host(gm: torch.fx.GraphModule) -> None:
     gm.meta[_HOST_GRAPH_KEY] = True
     graph = gm.graph
-    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
-    hal_inputs = [n for n in placeholders if _is_hal(n.meta.get("val"))]
     output = next(n for n in graph.nodes if n.op == "output")
     hal_outputs = {id(n): n.meta["val"] for n in output.all_input_nodes if _is_hal(n.meta.get("val"))}
-    # From here on copy_into_hal writes back mutated inputs; what used copy_'s result uses the input.
-    writes = set()
-    for node in _written_inputs(graph):
-        destination, source = node.args[0], node.args[1]
-        # Last, after every kernel: an extern call between two kernels keeps Inductor from fusing them.
-        with graph.inserting_before(output):
-            write = graph.call_function(torch.ops.torch_hal.copy_into_hal.default, (destination, source))
-        write.meta["val"] = None
-        writes.add(write)
-        node.replace_all_uses_with(destination)
-        graph.erase_node(node)
-
-    views = {}
-    with graph.inserting_after(placeholders[-1] if placeholders else next(iter(graph.nodes))):
-        for node in reversed(hal_inputs):
-            view = graph.call_function(torch.ops.torch_hal.cpu_view.default, (node,))
-            view.meta["val"] = torch.ops.torch_hal.cpu_view.default(node.meta["val"])
-            views[node] = view
-    for node, view in views.items():
-        # The output keeps returning the input itself; copy_into_hal writes into the hal tensor.
-        node.replace_all_uses_with(
-            view, delete_user_cb=lambda user: user is not view and user not in writes and user is not output)
-
+    hal_inputs = [n for n in graph.nodes if n.op == "placeholder" and _is_hal(n.meta.get("val"))]
+    gm.meta[_HOST_INPUTS_KEY] = [n.target for n in hal_inputs]
     for node in graph.nodes:
-        if node.op != "call_function" or node in writes or node in views.values():
-            continue
-        node.args = _map(node.args, _cpu_device)
-        node.kwargs = _map(node.kwargs, _cpu_device)
-        if "val" in node.meta:
+        if node.op == "call_function":
+            node.args = _map(node.args, _cpu_device)
+            node.kwargs = _map(node.kwargs, _cpu_device)
+        if node.op in ("placeholder", "call_function") and "val" in node.meta:
             node.meta["val"] = _map(node.meta["val"], _cpu_twin)
 
     def leave_as_hal(value):
-        if not isinstance(value, torch.fx.Node) or id(value) not in hal_outputs or value.op == "placeholder":
+        if not isinstance(value, torch.fx.Node) or id(value) not in hal_outputs:
             return value
         # The CPU result takes the strides its fake tensor has (a CPU copy where Inductor chose another layout),
         # which the hal output then has: Inductor would otherwise fix the output's strides with a copy kernel
@@ -119,6 +90,29 @@ def rewrite_for_host(gm: torch.fx.GraphModule) -> None:
     output.args = _map(output.args, leave_as_hal)
     graph.lint()
     gm.recompile()
+
+
+def host_input_names(graph_module) -> list:
+    """The names of a host graph's inputs that are hal tensors when it runs (the wrapper views them as CPU)."""
+    return list(getattr(graph_module, "meta", {}).get(_HOST_INPUTS_KEY, ()))
+
+
+def cpu_inputs_for_lowering(graph_module) -> None:
+    """Wraps torch._inductor.graph's GraphLowering.run, which Inductor calls with the graph's example inputs
+    (fake tensors): for a host graph, the hal ones become their CPU twins, as the rewritten graph's placeholders
+    are, so Inductor lowers every input as a CPU tensor."""
+    lowering = graph_module.GraphLowering
+    original = lowering.run
+    if getattr(original, "_torch_hal", False):
+        return
+
+    def run(self, *args):
+        if getattr(self.module, "meta", {}).get(_HOST_GRAPH_KEY):
+            args = tuple(_cpu_twin(a) for a in args)
+        return original(self, *args)
+
+    run._torch_hal = True
+    lowering.run = run
 
 
 def keep_boundary_layouts(graph_module) -> None:

@@ -4,10 +4,11 @@
 #include <pybind11/stl.h>
 #include <c10/core/CPUAllocator.h>
 #include <torch/csrc/Dtype.h>
+#include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/utils/pybind.h>
 #include <torch/library.h>
 
-#include <cstring>
+#include <algorithm>
 #include <vector>
 
 #include "allocator.h"
@@ -60,12 +61,43 @@ c10::DeviceIndex host_accessible_device_of(const at::Tensor& t, const char* op) 
   return index;
 }
 
-// The CPU tensor over a hal tensor's bytes that the compiled CPU code reads and writes. The CPU touches the
-// memory now, so the work queued on the device's current stream must be done first (stream order).
-at::Tensor cpu_view(const at::Tensor& self) {
-  const auto index = host_accessible_device_of(self, "cpu_view");
-  wait_for_current_stream(index);
+// The CPU tensor over a hal tensor's bytes (a fake tensor's CPU twin while Inductor lowers a host graph). The
+// caller has waited for the device's current stream where the CPU touches the memory now.
+at::Tensor cpu_view_of(const at::Tensor& self) {
+  host_accessible_device_of(self, "cpu_view");
   return tensor_over(storage_on(self.storage(), c10::Device(c10::DeviceType::CPU)), self, c10::DispatchKey::CPU);
+}
+
+at::Tensor cpu_view(const at::Tensor& self) {
+  wait_for_current_stream(host_accessible_device_of(self, "cpu_view"));
+  return cpu_view_of(self);
+}
+
+// The inputs of a compiled host graph as the CPU code takes them, in one call at its top: each hal tensor as its
+// CPU view, anything else (CPU tensors, sizes) as it is. The CPU reads the memory from now on, so the work queued
+// on each device's current stream is waited for first (stream order), once per device.
+py::tuple compile_host_views(const py::args& args) {
+  py::tuple out(args.size());
+  std::vector<c10::DeviceIndex> waited;
+  for (size_t i = 0; i < args.size(); ++i) {
+    py::handle arg = args[i];
+    if (!THPVariable_Check(arg.ptr())) {
+      out[i] = arg;
+      continue;
+    }
+    const at::Tensor& t = THPVariable_Unpack(arg.ptr());
+    if (!is_hal(t)) {
+      out[i] = arg;
+      continue;
+    }
+    const auto index = host_accessible_device_of(t, "compile_host_views");
+    if (std::find(waited.begin(), waited.end(), index) == waited.end()) {
+      wait_for_current_stream(index);
+      waited.push_back(index);
+    }
+    out[i] = py::reinterpret_steal<py::object>(THPVariable_Wrap(cpu_view_of(t)));
+  }
+  return out;
 }
 
 // The hal tensor over a CPU tensor's bytes, for the compiled code's outputs. Without a copy where those bytes
@@ -79,20 +111,6 @@ at::Tensor hal_view(const at::Tensor& self, int64_t device) {
                                           : holds_captured_memory(*self.storage().unsafeGetStorageImpl());
   if (!hal_memory) return new_hal_tensor_from(self, index);
   return tensor_over(storage_on(self.storage(), c10::Device(kHal, index)), self, c10::DispatchKey::PrivateUse1);
-}
-
-// Writes the compiled code's new value of a mutated hal input (BatchNorm's running statistics, an in-place
-// op on an argument) into that input, through a CPU view.
-void copy_into_hal(const at::Tensor& destination, const at::Tensor& source) {
-  const auto index = host_accessible_device_of(destination, "copy_into_hal");
-  if (destination.is_contiguous() && source.is_contiguous() && destination.sizes() == source.sizes() &&
-      destination.dtype() == source.dtype() && source.device().is_cpu()) {
-    // The common case (running statistics): the bytes as they are, without a TensorIterator.
-    wait_for_current_stream(index);
-    std::memmove(destination.data_ptr(), source.const_data_ptr(), source.nbytes());  // may be the same bytes
-    return;
-  }
-  cpu_view(destination).copy_(source);
 }
 
 // A CPU tensor in hal:device's memory: what the compiled code allocates its buffers with, so that the
@@ -111,16 +129,17 @@ at::Tensor compile_host_buffer(std::vector<int64_t> size, std::vector<int64_t> s
 TORCH_LIBRARY(torch_hal, m) {
   m.def("cpu_view(Tensor(a) self) -> Tensor(a)");
   m.def("hal_view(Tensor(a) self, int device) -> Tensor(a)");
-  m.def("copy_into_hal(Tensor(a!) destination, Tensor source) -> ()");
 }
 
 TORCH_LIBRARY_IMPL(torch_hal, PrivateUse1, m) {
   m.impl("cpu_view", TORCH_FN(cpu_view));
-  m.impl("copy_into_hal", TORCH_FN(copy_into_hal));
 }
 
 TORCH_LIBRARY_IMPL(torch_hal, CPU, m) { m.impl("hal_view", TORCH_FN(hal_view)); }
 
-void bind_compile_host_graph(py::module_& m) { m.def("compile_host_buffer", &compile_host_buffer); }
+void bind_compile_host_graph(py::module_& m) {
+  m.def("compile_host_buffer", &compile_host_buffer);
+  m.def("compile_host_views", &compile_host_views);
+}
 
 }  // namespace torch_hal
