@@ -1,6 +1,6 @@
 #include "compile/host_graph_ops.h"
 
-#include <ATen/ops/empty_strided.h>
+#include <ATen/EmptyTensor.h>
 #include <pybind11/stl.h>
 #include <c10/core/CPUAllocator.h>
 #include <torch/csrc/Dtype.h>
@@ -120,8 +120,9 @@ at::Tensor compile_host_buffer(std::vector<int64_t> size, std::vector<int64_t> s
   TORCH_CHECK(THPDtype_Check(dtype.ptr()), "compile_host_buffer: dtype must be a torch.dtype");
   const auto index = checked_device_index(device);
   OutputCaptureScope capture(index);
-  return at::empty_strided(size, stride,
-                           at::TensorOptions().dtype(reinterpret_cast<THPDtype*>(dtype.ptr())->scalar_type));
+  // ATen's CPU allocation itself, without the dispatcher (as Inductor's own CPU buffers): a compiled call
+  // allocates a buffer per intermediate, so the microseconds add up.
+  return at::detail::empty_strided_cpu(size, stride, reinterpret_cast<THPDtype*>(dtype.ptr())->scalar_type);
 }
 
 }  // namespace
