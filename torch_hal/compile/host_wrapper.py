@@ -2,10 +2,15 @@
 
   - the graph's hal inputs taken as CPU views of their bytes in one call at the top (_C.compile_host_views),
     since Inductor lowered them as CPU tensors;
-  - the CPU buffers of the compiled code allocated in the hal device's memory. Outputs are such buffers, so
-    torch_hal::hal_view returns them as hal tensors without copying them, and the device's memory statistics
-    count what the compiled code holds, as they count what eager code holds."""
-from torch._inductor.codegen.wrapper import PythonWrapperCodegen
+  - the CPU buffers that become the graph's outputs (torch_hal::hal_view's arguments, and the buffers whose
+    memory Inductor reuses for them) allocated in the hal device's memory, so hal_view returns them as hal
+    tensors without copying them and the device's memory statistics count what the compiled code hands back, as
+    they count what eager code holds. Temporaries, which live within one call, come from the CPU allocator:
+    hal's caching allocator costs about a microsecond more per buffer, and a call makes one per intermediate."""
+import torch
+from torch._inductor import ir
+from torch._inductor.codegen.wrapper import PythonWrapperCodegen, ReuseLine
+from torch._inductor.virtualized import V
 
 from torch_hal import _C
 from torch_hal.compile.host_graph import host_input_names
@@ -26,18 +31,42 @@ class HostWrapperCodegen(PythonWrapperCodegen):
 
     def write_args(self, input_names):
         super().write_args(input_names)
-        from torch._inductor.virtualized import V
-
         viewed = [name for name in host_input_names(V.graph.module) if name in input_names]
         if viewed:
             lhs = ", ".join(viewed) + ("," if len(viewed) == 1 else "")
             self.prefix.writeline(f"{lhs} = _hal_views({', '.join(viewed)})")
+
+    def make_allocation(self, name, device, *args, **kwargs):
+        line = super().make_allocation(name, device, *args, **kwargs)
+        if device.type == "cpu" and name not in self._buffers_in_hal_memory():
+            line = line.replace(" = empty_strided_cpu(", " = empty_strided_cpu_temporary(", 1)
+        return line
+
+    def _buffers_in_hal_memory(self) -> set:
+        """The arguments of the graph's hal_view calls, and every buffer whose memory planning hands its memory
+        on to one of them (ReuseLine: the old buffer's allocation becomes the new one's). Asked while the
+        planned lines are written, so the reuses are final; computed once per graph."""
+        if getattr(self, "_hal_memory", None) is None:
+            hal = {op.inputs[0].get_name() for op in V.graph.operations
+                   if isinstance(op, ir.FallbackKernel) and op.op_overload is torch.ops.torch_hal.hal_view.default}
+            reuses = [(line.reused_as.get_name(), line.node.get_name()) for line in self.lines
+                      if isinstance(line, ReuseLine)]
+            grew = True
+            while grew:
+                grew = False
+                for new, old in reuses:
+                    if new in hal and old not in hal:
+                        hal.add(old)
+                        grew = True
+            self._hal_memory = hal
+        return self._hal_memory
 
     def write_header(self) -> None:
         super().write_header()
         self.header.splice(
             f"""
                 from torch_hal._C import compile_host_buffer as _hal_buffer, compile_host_views as _hal_views
+                empty_strided_cpu_temporary = empty_strided_cpu
                 def empty_strided_cpu(size, stride, dtype):
                     return _hal_buffer(size, stride, dtype, {_graph_device_index()})
             """,
