@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "shared_memory.h"
+#include "abi_boundary.h"
 #include "torch_hal/adapter.h"
 #include "work_queue.h"
 
@@ -91,11 +92,9 @@ struct AdapterState {
 std::mutex g_lifecycle_mutex;
 AdapterState* g_state = nullptr;  // between the first initialize() and the last shutdown()
 int g_initializations = 0;         // initialize()/shutdown() pairs may nest (one library, several users)
-thread_local std::string t_last_error;
 
 hal_status_t fail(hal_status_t status, std::string message) {
-  t_last_error = std::move(message);
-  return status;
+  return hal_abi_boundary::record_failure(status, std::move(message));
 }
 
 HostDevice& dev(int32_t device) { return *g_state->devices[device]; }
@@ -104,19 +103,10 @@ WorkQueue& queue_of(int32_t device, hal_stream_t stream) {
   return stream ? *stream->queue : *dev(device).default_stream.queue;
 }
 
-// No C++ exception may cross the C ABI: std::bad_alloc (a task, a handle, a message) and
-// std::system_error (a worker thread that cannot start) become status codes here.
+// No C++ exception may cross the C ABI (abi_boundary.h).
 template <typename F>
 hal_status_t guarded(const char* what, F&& body) noexcept {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return fail(HAL_STATUS_OUT_OF_HOST_MEMORY, std::string(what) + ": out of host memory");
-  } catch (const std::exception& e) {
-    return fail(HAL_STATUS_INTERNAL_ERROR, std::string(what) + ": " + e.what());
-  } catch (...) {
-    return fail(HAL_STATUS_INTERNAL_ERROR, std::string(what) + ": unknown exception");
-  }
+  return hal_abi_boundary::guarded(fail, what, std::forward<F>(body));
 }
 
 // Bytes charged for a request of `size`, rounded up to the alignment; false when that overflows or
@@ -269,7 +259,7 @@ void shutdown() {
   g_state = nullptr;
 }
 
-const char* get_last_error() { return t_last_error.c_str(); }
+const char* get_last_error() { return hal_abi_boundary::thread_error().c_str(); }
 
 // ---- discovery --------------------------------------------------------------------------------
 

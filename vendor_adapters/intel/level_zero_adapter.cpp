@@ -29,6 +29,7 @@
 #include "level_zero_handles.h"
 #include "level_zero_kernels.h"
 #include "level_zero_stream.h"
+#include "abi_boundary.h"
 #include "torch_hal/adapter.h"
 
 struct hal_stream_impl {
@@ -106,11 +107,9 @@ std::mutex g_lifecycle_mutex;
 // (the null driver showed it) corrupts the heap. The end of the process frees everything anyway.
 State* g_state = nullptr;
 int g_initializations = 0;
-thread_local std::string t_last_error;
 
 hal_status_t fail(hal_status_t status, std::string message) {
-  t_last_error = "intel: " + std::move(message);
-  return status;
+  return hal_abi_boundary::record_failure(status, "intel: " + std::move(message));
 }
 
 // Passes SUCCESS and NOT_READY through; anything else keeps `error` as the thread's message.
@@ -119,16 +118,10 @@ hal_status_t reported(hal_status_t status, const std::string& error) {
   return fail(status, error);
 }
 
-// No C++ exception may cross the C ABI.
+// No C++ exception may cross the C ABI (abi_boundary.h).
 template <typename F>
 hal_status_t guarded(const char* what, F&& body) noexcept {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return fail(HAL_STATUS_OUT_OF_HOST_MEMORY, std::string(what) + ": out of host memory");
-  } catch (const std::exception& e) {
-    return fail(HAL_STATUS_INTERNAL_ERROR, std::string(what) + ": " + e.what());
-  }
+  return hal_abi_boundary::guarded(fail, what, std::forward<F>(body));
 }
 
 const LevelZeroApi& ze() { return *g_state->ze; }
@@ -239,7 +232,7 @@ void shutdown() {
   g_state = nullptr;
 }
 
-const char* get_last_error() { return t_last_error.c_str(); }
+const char* get_last_error() { return hal_abi_boundary::thread_error().c_str(); }
 
 // ---- discovery ---------------------------------------------------------------------------------
 

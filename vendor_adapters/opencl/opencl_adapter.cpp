@@ -23,6 +23,7 @@
 #include "opencl_api.h"
 #include "opencl_devices.h"
 #include "opencl_kernels.h"
+#include "abi_boundary.h"
 #include "torch_hal/adapter.h"
 
 struct hal_stream_impl {
@@ -76,11 +77,9 @@ struct State {
 std::mutex g_lifecycle_mutex;
 std::unique_ptr<State> g_state;
 int g_initializations = 0;
-thread_local std::string t_last_error;
 
 hal_status_t fail(hal_status_t status, std::string message) {
-  t_last_error = "opencl: " + std::move(message);
-  return status;
+  return hal_abi_boundary::record_failure(status, "opencl: " + std::move(message));
 }
 
 hal_status_t cl_fail(const char* what, cl_int code) {
@@ -91,16 +90,10 @@ hal_status_t cl_fail(const char* what, cl_int code) {
   return fail(status, std::string(what) + " failed: " + cl_error_name(code));
 }
 
-// No C++ exception may cross the C ABI.
+// No C++ exception may cross the C ABI (abi_boundary.h).
 template <typename F>
 hal_status_t guarded(const char* what, F&& body) noexcept {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return fail(HAL_STATUS_OUT_OF_HOST_MEMORY, std::string(what) + ": out of host memory");
-  } catch (const std::exception& e) {
-    return fail(HAL_STATUS_INTERNAL_ERROR, std::string(what) + ": " + e.what());
-  }
+  return hal_abi_boundary::guarded(fail, what, std::forward<F>(body));
 }
 
 const OpenClApi& cl() { return *g_state->cl; }
@@ -195,7 +188,7 @@ void shutdown() {
   g_state.reset();
 }
 
-const char* get_last_error() { return t_last_error.c_str(); }
+const char* get_last_error() { return hal_abi_boundary::thread_error().c_str(); }
 
 // ---- discovery ---------------------------------------------------------------------------------
 
