@@ -50,7 +50,11 @@ Communicator::Communicator(const Device& device, const hal_comm_unique_id_t& id,
 }
 
 Communicator::~Communicator() {
-  if (comm_ && !aborted_) ops_->comm_destroy(comm_);
+  // Aborted, not destroyed: NCCL's destroy finalizes with the other ranks, so a communicator that outlives its
+  // group (a DDP module still holds the process group at interpreter exit) would wait at exit for a peer that is
+  // waiting for this process to exit. The abort frees the same resources locally (torch.cuda's process groups
+  // abort theirs in their destructors for the same reason).
+  if (comm_ && !aborted_) ops_->comm_abort(comm_);
 }
 
 std::string Communicator::engine_name() const { return ops_->engine_name ? ops_->engine_name() : "adapter"; }
