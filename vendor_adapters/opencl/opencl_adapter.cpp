@@ -450,10 +450,6 @@ hal_status_t device_synchronize(int32_t device) { return finish_all(dev(device))
 
 // ---- native kernels ----------------------------------------------------------------------------
 
-hal_status_t op_supported(int32_t /*device*/, hal_op_t op, const hal_tensor_t* tensors, int32_t num_tensors) {
-  return hal_spirv::supports(op, tensors, num_tensors) ? HAL_STATUS_SUCCESS : HAL_STATUS_NOT_SUPPORTED;
-}
-
 hal_status_t launch_op(int32_t device, hal_op_t op, hal_stream_t stream, const hal_tensor_t* inputs,
                        int32_t num_inputs, hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
                        int32_t num_scalars) {
@@ -497,7 +493,7 @@ const hal_adapter_t* table() {
     a.event_synchronize = event_synchronize;
     a.event_elapsed_ms = event_elapsed_ms;
     a.device_synchronize = device_synchronize;
-    a.op_supported = op_supported;
+    a.op_supported = hal_spirv::op_supported;
     a.launch_op = launch_op;
     return a;
   }();

@@ -51,6 +51,10 @@ bool supports(hal_op_t op, const hal_tensor_t* tensors, int32_t num_tensors) {
   return true;
 }
 
+hal_status_t op_supported(int32_t /*device*/, hal_op_t op, const hal_tensor_t* tensors, int32_t num_tensors) {
+  return supports(op, tensors, num_tensors) ? HAL_STATUS_SUCCESS : HAL_STATUS_NOT_SUPPORTED;
+}
+
 hal_status_t plan(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
                   int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
                   std::vector<Launch>* launches) {

@@ -45,6 +45,9 @@ struct Launch {
 // Whether some kernel runs the op (tensors == nullptr) or runs it on these tensors' dtypes.
 bool supports(hal_op_t op, const hal_tensor_t* tensors, int32_t num_tensors);
 
+// supports() as adapter.h's op_supported entry, which the adapters that run SPIR-V point at.
+hal_status_t op_supported(int32_t device, hal_op_t op, const hal_tensor_t* tensors, int32_t num_tensors);
+
 // The launches that run the op, in order, on one in-order queue. NOT_SUPPORTED (nothing planned) for what no
 // kernel takes, which sends the op to the core's counted fallback; SUCCESS with no launch for empty tensors.
 hal_status_t plan(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,

@@ -100,17 +100,9 @@ hal_status_t plan_fill(const hal_tensor_t* outputs, int32_t num_outputs, const h
   }
   const int64_t n = hal_gpu::numel(out);
   if (n == 0) return HAL_STATUS_SUCCESS;
-  StridedLayout layout{};
-  const int64_t* strides[1] = {out.strides};
-  if (!merge_dims(out.shape, out.ndim, strides, 1, layout.size, layout.stride, &layout.ndim)) {
-    return HAL_STATUS_NOT_SUPPORTED;
-  }
-  Launch l = launch_of(Module::Elementwise, kernel);
-  add_pointer(&l, out, nullptr);
-  l.args.push_back(KernelArg::of_value(layout));
-  l.args.push_back(KernelArg::of_value(static_cast<uint64_t>(n)));
+  Launch l;
+  if (!output_walk(Module::Elementwise, kernel, out, n, &l)) return HAL_STATUS_NOT_SUPPORTED;
   l.args.push_back(KernelArg::of_value(bits));
-  l.global[0] = static_cast<size_t>(n);
   launches->push_back(l);
   return HAL_STATUS_SUCCESS;
 }

@@ -15,27 +15,19 @@ hal_status_t plan_random(hal_op_t op, const hal_tensor_t* outputs, int32_t num_o
   if (!is_float32_tensor(out)) return HAL_STATUS_NOT_SUPPORTED;
   const int64_t n = hal_gpu::numel(out);
   if (n == 0) return HAL_STATUS_SUCCESS;
-  StridedLayout layout{};
-  const int64_t* strides[1] = {out.strides};
-  if (!merge_dims(out.shape, out.ndim, strides, 1, layout.size, layout.stride, &layout.ndim)) {
-    return HAL_STATUS_NOT_SUPPORTED;
-  }
+  Launch l;
+  if (!output_walk(Module::Random, "random_f32", out, n, &l)) return HAL_STATUS_NOT_SUPPORTED;
   const double a = scalar_as_double(scalars[0]), b = scalar_as_double(scalars[1]);
   // The uniform kernel compares in float: with the smallest float >= b it rejects exactly the draws that reach b
   // in double, as the CUDA and HIP kernels test them.
   float b_ceiling = static_cast<float>(b);
   if (static_cast<double>(b_ceiling) < b) b_ceiling = std::nextafter(b_ceiling, INFINITY);
-  Launch l = launch_of(Module::Random, "random_f32");
-  add_pointer(&l, out, nullptr);
-  l.args.push_back(KernelArg::of_value(layout));
-  l.args.push_back(KernelArg::of_value(static_cast<uint64_t>(n)));
   l.args.push_back(KernelArg::of_value(static_cast<uint64_t>(scalar_as_int(scalars[2]))));  // seed
   l.args.push_back(KernelArg::of_value(static_cast<uint64_t>(scalar_as_int(scalars[3]))));  // offset
   l.args.push_back(KernelArg::of_value(static_cast<int32_t>(op == HAL_OP_UNIFORM ? 0 : 1)));
   l.args.push_back(KernelArg::of_value(static_cast<float>(a)));
   l.args.push_back(KernelArg::of_value(static_cast<float>(b)));
   l.args.push_back(KernelArg::of_value(b_ceiling));
-  l.global[0] = static_cast<size_t>(n);
   launches->push_back(l);
   return HAL_STATUS_SUCCESS;
 }

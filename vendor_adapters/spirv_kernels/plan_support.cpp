@@ -74,4 +74,16 @@ void add_pointer(Launch* l, const hal_tensor_t& t, const void* stand_in) {
   l->args.push_back(KernelArg::of_pointer(t.data != nullptr ? hal_gpu::element0(t) : stand_in));
 }
 
+bool output_walk(Module module, const char* kernel, const hal_tensor_t& out, int64_t n, Launch* l) {
+  StridedLayout layout{};
+  const int64_t* strides[1] = {out.strides};
+  if (!merge_dims(out.shape, out.ndim, strides, 1, layout.size, layout.stride, &layout.ndim)) return false;
+  *l = launch_of(module, kernel);
+  add_pointer(l, out, nullptr);
+  l->args.push_back(KernelArg::of_value(layout));
+  l->args.push_back(KernelArg::of_value(static_cast<uint64_t>(n)));
+  l->global[0] = static_cast<size_t>(n);
+  return true;
+}
+
 }  // namespace hal_spirv::detail

@@ -35,6 +35,11 @@ size_t pow2_at_least(int64_t v, size_t cap);
 Launch launch_of(Module module, const char* kernel);
 void add_pointer(Launch* l, const hal_tensor_t& t, const void* stand_in);
 
+// A launch of `kernel` in `module` with a work-item per element of `out` (n > 0 of them), its first arguments
+// out's pointer, out's layout (operand 0 of a StridedLayout) and n: what fill and the random draws take. False
+// where out's dims do not merge into kMaxDims.
+bool output_walk(Module module, const char* kernel, const hal_tensor_t& out, int64_t n, Launch* l);
+
 // The family planners: NOT_SUPPORTED for what their kernels do not take.
 hal_status_t plan_elementwise(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
                               int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
