@@ -1,8 +1,8 @@
 """Fake (shape-only) kernels of the operators at the boundary of a compiled host graph (host_graph.py); their
 real kernels are the glue's (csrc/torch/compile/host_graph_ops.cpp).
 
-cpu_view and hal_view are views across devices: their fake results share their argument's fake storage, so
-that PyTorch's alias analysis (Inductor's buffer reuse and reinplacing among others) knows they alias it.
+cpu_view is a view across devices: its fake result shares its argument's fake storage, so that PyTorch's alias
+analysis (Inductor's buffer reuse and reinplacing among others) knows it aliases it.
 """
 import torch
 
@@ -20,9 +20,4 @@ def _alias_on(value: torch.Tensor, device: torch.device) -> torch.Tensor:
 @torch.library.register_fake("torch_hal::cpu_view")
 def _cpu_view(self):
     return _alias_on(self, _CPU)
-
-
-@torch.library.register_fake("torch_hal::hal_view")
-def _hal_view(self, device):
-    return _alias_on(self, torch.device("hal", device))
 

@@ -12,8 +12,9 @@ hal device into a CPU graph with a thin boundary, after AOTAutograd and Inductor
     code runs in stream order; HostWrapperCodegen writes the call). Inductor then treats them as any CPU
     input: a mutated input (BatchNorm's running statistics) is written in place, inside its fused kernel;
   - every device argument inside the graph (factories, _to_copy) that names hal names the CPU instead;
-  - each output that was a hal tensor leaves through torch_hal::hal_view, a hal tensor over the same bytes:
-    the compiled code allocates its buffers in the device's memory (HostWrapperCodegen), so outputs are not
+  - each output that was a hal tensor leaves as a hal tensor over the same bytes, all of them in one call at
+    the compiled code's return (_C.compile_host_outputs; HostWrapperCodegen writes it from the devices this
+    pass records): the compiled code allocates its output buffers in the device's memory, so outputs are not
     copied.
 
 The fake tensors recorded on the nodes follow: each becomes a CPU fake tensor over the same fake storage, so
@@ -30,10 +31,12 @@ from pathlib import Path
 import torch
 
 from torch_hal.compile import boundary_ops  # noqa: F401  (the fake kernels of the boundary ops)
+from torch_hal.compile.inductor_backends import recorded_device_indices
 
 _CPU = torch.device("cpu")
 _HOST_GRAPH_KEY = "torch_hal_host_graph"  # set in a rewritten graph module's meta
 _HOST_INPUTS_KEY = "torch_hal_host_inputs"  # the names of its inputs that are hal tensors at run time
+_HOST_OUTPUTS_KEY = "torch_hal_host_outputs"  # per output, the hal device it leaves on, or -1
 
 
 def _is_hal(value) -> bool:
@@ -64,7 +67,13 @@ def rewrite_for_host(gm: torch.fx.GraphModule) -> None:
     gm.meta[_HOST_GRAPH_KEY] = True
     graph = gm.graph
     output = next(n for n in graph.nodes if n.op == "output")
-    hal_outputs = {id(n): n.meta["val"] for n in output.all_input_nodes if _is_hal(n.meta.get("val"))}
+    outputs = output.args[0] if isinstance(output.args[0], (tuple, list)) else (output.args[0],)
+    gm.meta[_HOST_OUTPUTS_KEY] = [_device_index(o.meta["val"]) if _is_node_on_hal(o) else -1 for o in outputs]
+    for o in outputs:
+        if _is_node_on_hal(o) and o.op == "call_function":
+            # The CPU result takes the strides its fake tensor has (a CPU copy where Inductor chose another
+            # layout), which the hal output then has.
+            o.meta["inductor_realize_to_strides"] = True
     hal_inputs = [n for n in graph.nodes if n.op == "placeholder" and _is_hal(n.meta.get("val"))]
     gm.meta[_HOST_INPUTS_KEY] = [n.target for n in hal_inputs]
     for node in graph.nodes:
@@ -73,23 +82,12 @@ def rewrite_for_host(gm: torch.fx.GraphModule) -> None:
             node.kwargs = _map(node.kwargs, _cpu_device)
         if node.op in ("placeholder", "call_function") and "val" in node.meta:
             node.meta["val"] = _map(node.meta["val"], _cpu_twin)
-
-    def leave_as_hal(value):
-        if not isinstance(value, torch.fx.Node) or id(value) not in hal_outputs:
-            return value
-        # The CPU result takes the strides its fake tensor has (a CPU copy where Inductor chose another layout),
-        # which the hal output then has: Inductor would otherwise fix the output's strides with a copy kernel
-        # on the hal device.
-        value.meta["inductor_realize_to_strides"] = True
-        with graph.inserting_before(output):
-            out = graph.call_function(torch.ops.torch_hal.hal_view.default,
-                                      (value, _device_index(hal_outputs[id(value)])))
-        out.meta["val"] = hal_outputs[id(value)]
-        return out
-
-    output.args = _map(output.args, leave_as_hal)
     graph.lint()
     gm.recompile()
+
+
+def _is_node_on_hal(value) -> bool:
+    return isinstance(value, torch.fx.Node) and _is_hal(value.meta.get("val"))
 
 
 def host_input_names(graph_module) -> list:
@@ -97,19 +95,30 @@ def host_input_names(graph_module) -> list:
     return list(getattr(graph_module, "meta", {}).get(_HOST_INPUTS_KEY, ()))
 
 
+def host_output_devices(graph_module) -> list:
+    """Per output of a host graph, the hal device it leaves on (the wrapper hands it back as a hal tensor), or
+    -1 where it stays as it is."""
+    return list(getattr(graph_module, "meta", {}).get(_HOST_OUTPUTS_KEY, ()))
+
+
 def cpu_inputs_for_lowering(graph_module) -> None:
     """Wraps torch._inductor.graph's GraphLowering.run, which Inductor calls with the graph's example inputs
     (fake tensors): for a host graph, the hal ones become their CPU twins, as the rewritten graph's placeholders
-    are, so Inductor lowers every input as a CPU tensor."""
+    are, so Inductor lowers every input as a CPU tensor. Its hal devices are then added to the devices Inductor
+    saw, which a rewritten graph names nowhere: Inductor picks the wrapper code generation by them (hal's,
+    HostWrapperCodegen, rather than the CPU's)."""
     lowering = graph_module.GraphLowering
     original = lowering.run
     if getattr(original, "_torch_hal", False):
         return
 
     def run(self, *args):
-        if getattr(self.module, "meta", {}).get(_HOST_GRAPH_KEY):
-            args = tuple(_cpu_twin(a) for a in args)
-        return original(self, *args)
+        if not getattr(self.module, "meta", {}).get(_HOST_GRAPH_KEY):
+            return original(self, *args)
+        result = original(self, *(_cpu_twin(a) for a in args))
+        for index in recorded_device_indices(self.module):
+            self.add_device_info(torch.device("hal", index))
+        return result
 
     run._torch_hal = True
     lowering.run = run

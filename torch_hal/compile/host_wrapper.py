@@ -2,18 +2,18 @@
 
   - the graph's hal inputs taken as CPU views of their bytes in one call at the top (_C.compile_host_views),
     since Inductor lowered them as CPU tensors;
-  - the CPU buffers that become the graph's outputs (torch_hal::hal_view's arguments, and the buffers whose
-    memory Inductor reuses for them) allocated in the hal device's memory, so hal_view returns them as hal
-    tensors without copying them and the device's memory statistics count what the compiled code hands back, as
-    they count what eager code holds. Temporaries, which live within one call, come from the CPU allocator:
+  - the graph's outputs that were hal tensors handed back as hal tensors in one call at its return
+    (_C.compile_host_outputs);
+  - the CPU buffers that become those outputs (and the buffers whose memory Inductor reuses for them) allocated
+    in the hal device's memory, so they leave without being copied and the device's memory statistics count
+    what the compiled code hands back, as they count what eager code holds. Temporaries, which live within one call, come from the CPU allocator:
     hal's caching allocator costs about a microsecond more per buffer, and a call makes one per intermediate."""
-import torch
 from torch._inductor import ir
 from torch._inductor.codegen.wrapper import PythonWrapperCodegen, ReuseLine
 from torch._inductor.virtualized import V
 
 from torch_hal import _C
-from torch_hal.compile.host_graph import host_input_names
+from torch_hal.compile.host_graph import host_input_names, host_output_devices
 from torch_hal.compile.inductor_backends import graph_device_indices
 
 
@@ -42,13 +42,24 @@ class HostWrapperCodegen(PythonWrapperCodegen):
             line = line.replace(" = empty_strided_cpu(", " = empty_strided_cpu_temporary(", 1)
         return line
 
+    def generate_return(self, output_refs):
+        devices = host_output_devices(V.graph.module)
+        if not any(device >= 0 for device in devices):
+            return super().generate_return(output_refs)
+        self.wrapper_call.writeline(f"return _hal_outputs(({', '.join(output_refs)}, ), {tuple(devices)!r})")
+
     def _buffers_in_hal_memory(self) -> set:
-        """The arguments of the graph's hal_view calls, and every buffer whose memory planning hands its memory
-        on to one of them (ReuseLine: the old buffer's allocation becomes the new one's). Asked while the
-        planned lines are written, so the reuses are final; computed once per graph."""
+        """The buffers of the graph's outputs that leave as hal tensors, and every buffer whose memory planning
+        hands its memory on to one of them (ReuseLine: the old buffer's allocation becomes the new one's). Asked
+        while the planned lines are written, so the reuses are final; computed once per graph."""
         if getattr(self, "_hal_memory", None) is None:
-            hal = {op.inputs[0].get_name() for op in V.graph.operations
-                   if isinstance(op, ir.FallbackKernel) and op.op_overload is torch.ops.torch_hal.hal_view.default}
+            hal = set()
+            for node, device in zip(V.graph.graph_outputs, host_output_devices(V.graph.module)):
+                if device >= 0 and isinstance(node, ir.IRNode):
+                    try:
+                        hal.add(node.get_name())  # a view's is its base buffer's
+                    except (AttributeError, NotImplementedError):  # no buffer: a constant, a size
+                        pass
             reuses = [(line.reused_as.get_name(), line.node.get_name()) for line in self.lines
                       if isinstance(line, ReuseLine)]
             grew = True
@@ -65,7 +76,8 @@ class HostWrapperCodegen(PythonWrapperCodegen):
         super().write_header()
         self.header.splice(
             f"""
-                from torch_hal._C import compile_host_buffer as _hal_buffer, compile_host_views as _hal_views
+                from torch_hal._C import compile_host_buffer as _hal_buffer, compile_host_outputs as _hal_outputs
+                from torch_hal._C import compile_host_views as _hal_views
                 empty_strided_cpu_temporary = empty_strided_cpu
                 def empty_strided_cpu(size, stride, dtype):
                     return _hal_buffer(size, stride, dtype, {_graph_device_index()})

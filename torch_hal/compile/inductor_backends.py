@@ -71,6 +71,11 @@ class HalGraphPass(CustomGraphModulePass):
         return source_digest()
 
 
+def recorded_device_indices(graph_module):
+    """The hal indices HalGraphPass recorded for a graph module; None where it did not see it."""
+    return getattr(graph_module, "meta", {}).get(_INDICES_KEY)
+
+
 def graph_device_indices():
     """The hal indices of the graph Inductor is lowering, as HalGraphPass recorded them; None outside a graph."""
     from torch._inductor.virtualized import V
@@ -79,7 +84,7 @@ def graph_device_indices():
         module = V.graph.module
     except AttributeError:  # no graph being lowered: Inductor asking about the device type in general
         return None
-    recorded = getattr(module, "meta", {}).get(_INDICES_KEY)
+    recorded = recorded_device_indices(module)
     if recorded is not None:
         return recorded
     inputs = getattr(V.graph, "graph_inputs", {}).values()  # a subgraph: its own inputs

@@ -103,14 +103,35 @@ py::tuple compile_host_views(const py::args& args) {
 // The hal tensor over a CPU tensor's bytes, for the compiled code's outputs. Without a copy where those bytes
 // are hal:device's memory (a view of a hal tensor, or a buffer from compile_host_buffer); a copy otherwise
 // (memory an extern CPU kernel allocated itself, or a constant).
-at::Tensor hal_view(const at::Tensor& self, int64_t device) {
-  TORCH_CHECK(self.device().is_cpu(), "torch_hal::hal_view takes a CPU tensor, got one on ", self.device());
-  const auto index = checked_device_index(static_cast<int>(device));
+at::Tensor hal_view(const at::Tensor& self, c10::DeviceIndex index) {
+  TORCH_CHECK(self.device().is_cpu(), "torch_hal: a compiled host graph's output is on ", self.device(),
+              " where the CPU code leaves CPU tensors");
   const c10::Storage* root = viewed_storage(self.storage());
   const bool hal_memory = root != nullptr ? root->device() == c10::Device(kHal, index)
                                           : holds_captured_memory(*self.storage().unsafeGetStorageImpl());
   if (!hal_memory) return new_hal_tensor_from(self, index);
   return tensor_over(storage_on(self.storage(), c10::Device(kHal, index)), self, c10::DispatchKey::PrivateUse1);
+}
+
+// The outputs of a compiled host graph as its caller takes them, in one call at its return: devices[i] is the
+// hal device whose tensor output i was before the graph became a CPU graph (its CPU result leaves as a hal
+// tensor over the same bytes), or -1 for an output that stays as it is (a CPU tensor, a size, None). One
+// Python call for all outputs rather than an operator call each: a training graph's forward returns every
+// activation its backward saves, and a dispatcher call costs microseconds.
+py::tuple compile_host_outputs(const py::tuple& outputs, const std::vector<int64_t>& devices) {
+  TORCH_CHECK(outputs.size() == devices.size(), "compile_host_outputs: ", outputs.size(), " outputs but ",
+              devices.size(), " devices");
+  py::tuple out(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    py::handle value = outputs[i];
+    if (devices[i] < 0 || !THPVariable_Check(value.ptr())) {
+      out[i] = value;
+      continue;
+    }
+    const auto index = checked_device_index(static_cast<int>(devices[i]));
+    out[i] = py::reinterpret_steal<py::object>(THPVariable_Wrap(hal_view(THPVariable_Unpack(value.ptr()), index)));
+  }
+  return out;
 }
 
 // A CPU tensor in hal:device's memory: what the compiled code allocates its buffers with, so that the
@@ -129,18 +150,16 @@ at::Tensor compile_host_buffer(std::vector<int64_t> size, std::vector<int64_t> s
 
 TORCH_LIBRARY(torch_hal, m) {
   m.def("cpu_view(Tensor(a) self) -> Tensor(a)");
-  m.def("hal_view(Tensor(a) self, int device) -> Tensor(a)");
 }
 
 TORCH_LIBRARY_IMPL(torch_hal, PrivateUse1, m) {
   m.impl("cpu_view", TORCH_FN(cpu_view));
 }
 
-TORCH_LIBRARY_IMPL(torch_hal, CPU, m) { m.impl("hal_view", TORCH_FN(hal_view)); }
-
 void bind_compile_host_graph(py::module_& m) {
   m.def("compile_host_buffer", &compile_host_buffer);
   m.def("compile_host_views", &compile_host_views);
+  m.def("compile_host_outputs", &compile_host_outputs);
 }
 
 }  // namespace torch_hal

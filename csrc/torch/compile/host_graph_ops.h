@@ -2,17 +2,18 @@
 //
 // Inductor compiles a hal graph for such a device as a CPU graph whose boundary crosses between hal and CPU
 // tensors over the same bytes: _C.compile_host_views, which the compiled code calls once at its top to take its
-// hal inputs as CPU tensors; the operator torch_hal::hal_view (registered with the dispatcher, so the compiled
-// code calls it like any aten op), which returns its outputs as hal tensors; torch_hal::cpu_view, the same view
-// as an operator (the fake tensors of the rewritten graph use it); and _C.compile_host_buffer, the allocation
-// of the compiled code's CPU buffers in the device's own memory.
+// hal inputs as CPU tensors; _C.compile_host_outputs, which it calls once at its return to hand its outputs back
+// as hal tensors; torch_hal::cpu_view, the input view as an operator (the fake tensors of the rewritten graph
+// use it); and _C.compile_host_buffer, the allocation of the compiled code's CPU buffers in the device's own
+// memory.
 #pragma once
 
 #include <pybind11/pybind11.h>
 
 namespace torch_hal {
 
-// torch_hal._C.compile_host_buffer(size, stride, dtype, device) and torch_hal._C.compile_host_views(*inputs).
+// torch_hal._C.compile_host_buffer(size, stride, dtype, device), torch_hal._C.compile_host_views(*inputs) and
+// torch_hal._C.compile_host_outputs(outputs, devices).
 void bind_compile_host_graph(pybind11::module_& m);
 
 }  // namespace torch_hal
