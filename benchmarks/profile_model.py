@@ -2,10 +2,16 @@
 the model benchmark (model_zoo), the top operators by device time and by host time.
 
     python benchmarks/profile_model.py --model resnet18 --device hal:0 [--steps 5] [--rows 20] [--quick]
+                                       [--compile] [--cupti]
 
 Run it once with --device hal:N and once with --device cuda:N (separate processes, as the model benchmark
 keeps them) and read the two tables side by side. On hal, device time comes from PyTorch's PrivateUse1
-activity profiler (torch_hal's Kineto hooks); a device without them shows CPU time only.
+activity profiler (torch_hal's Kineto hooks); a device without them shows CPU time only. --cupti profiles a hal
+device that is an NVIDIA GPU with CUPTI instead, as torch.cuda's side is: every kernel on the GPU by name,
+among them those no hal op launched (Inductor's Triton kernels under --compile).
+
+--compile profiles the step compile_benchmark.py times: the compiled model's forward, the loss and the backward
+(no optimizer).
 """
 import argparse
 import sys
@@ -25,6 +31,8 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=5, help="profiled steps, after 3 warm-up steps")
     parser.add_argument("--rows", type=int, default=20)
     parser.add_argument("--quick", action="store_true", help="the model benchmark's tiny sizes")
+    parser.add_argument("--compile", action="store_true", help="torch.compile the model (Inductor)")
+    parser.add_argument("--cupti", action="store_true", help="on an NVIDIA hal device: CUPTI's device activity")
     args = parser.parse_args()
 
     if args.device.startswith("hal"):
@@ -37,8 +45,13 @@ def main() -> None:
     batch = {k: v.to(device) for k, v in model_case.batch(torch.Generator().manual_seed(0)).items()}
     module = getattr(torch, device.type)
 
+    compiled = torch.compile(model) if args.compile else None
+
     def step():
         optimizer.zero_grad(set_to_none=True)
+        if compiled is not None:
+            model_case.loss(compiled, batch).backward()
+            return
         model_case.loss(model, batch).backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
@@ -46,7 +59,8 @@ def main() -> None:
     for _ in range(3):
         step()
     module.synchronize()
-    device_activity = ProfilerActivity.CUDA if device.type == "cuda" else ProfilerActivity.PrivateUse1
+    cupti = device.type == "cuda" or args.cupti
+    device_activity = ProfilerActivity.CUDA if cupti else ProfilerActivity.PrivateUse1
     with profile(activities=[ProfilerActivity.CPU, device_activity]) as prof:
         for _ in range(args.steps):
             step()
@@ -55,7 +69,8 @@ def main() -> None:
     # A launch-bound step (small kernels) is decided by the host's time per operator, a compute-bound one by
     # the device's: both tables, so the comparison with another device shows which side differs.
     for sort, what in (("self_device_time_total", "self device time"), ("self_cpu_time_total", "self CPU time")):
-        print(f"{args.model} on {device} ({args.steps} steps), operators by {what}:")
+        mode = "compiled, " if args.compile else ""
+        print(f"{args.model} on {device} ({mode}{args.steps} steps), operators by {what}:")
         print(table.table(sort_by=sort, row_limit=args.rows, max_name_column_width=60))
 
 
