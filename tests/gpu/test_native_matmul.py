@@ -121,6 +121,30 @@ def test_addmm_with_other_shapes_of_c(gpu_device, native, dtype):
         check(got, reference_addmm(view(storage), mat1, mat2), dtype)
 
 
+@pytest.mark.parametrize("dtype", DTYPES + [torch.float64])
+@pytest.mark.parametrize("beta", [1, 0.5])
+def test_addmm_and_baddbmm_with_a_transposed_full_c(gpu_device, native, dtype, beta):
+    # A full c laid out column-major against a row-major output (the tied embedding's gradient under
+    # torch.compile) is copied into the output through shared-memory tiles; sizes that tile unevenly, on
+    # both sides of one tile (32), and a batch for baddbmm.
+    scale = SCALE.get(dtype, 50)
+    for M, K, N in [(70, 16, 45), (33, 8, 129), (31, 4, 64), (64, 8, 31)]:
+        mat1, mat2 = make((M, K), dtype, seed=1), make((K, N), dtype, seed=2)
+        c = make((N, M), dtype, seed=3)
+        with native():
+            got = torch.addmm(c.to(gpu_device).t(), mat1.to(gpu_device), mat2.to(gpu_device), beta=beta)
+        want = torch.addmm(c.t().double(), mat1.double(), mat2.double(), beta=beta).to(dtype)
+        assert_close(got, want, dtype=dtype, scale=scale)
+    B, M, K, N = 3, 40, 12, 50
+    batch1, batch2 = make((B, M, K), dtype, seed=4), make((B, K, N), dtype, seed=5)
+    c = make((B, N, M), dtype, seed=6)
+    with native():
+        got = torch.baddbmm(c.to(gpu_device).transpose(1, 2), batch1.to(gpu_device), batch2.to(gpu_device),
+                            beta=beta)
+    want = torch.baddbmm(c.transpose(1, 2).double(), batch1.double(), batch2.double(), beta=beta).to(dtype)
+    assert_close(got, want, dtype=dtype, scale=scale)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_repeated_shape_with_other_bias_and_alignments(gpu_device, native, dtype):
     # A repeated shape reuses what cuBLASLt prepared for it: each call must still add its own bias, from

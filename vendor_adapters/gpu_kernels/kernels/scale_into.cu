@@ -8,7 +8,7 @@ namespace hal_gpu {
 namespace {
 
 // One thread per output element, grid-stride. T is the compute type: float for 16- and 32-bit floats,
-// double for float64 (two instantiations in all: this kernel is not on a hot path).
+// double for float64.
 template <class T>
 __global__ void scale_into_kernel(Shape shape, Operand out, Operand src, bool has_src, T scale, int64_t n) {
   const Operand ops[2] = {out, src};
@@ -20,6 +20,64 @@ __global__ void scale_into_kernel(Shape shape, Operand out, Operand src, bool ha
   }
 }
 
+// The last two dimensions of `src` transposed against `out`'s: out is contiguous along its columns, src
+// along its rows. One thread per element would read src a row stride apart, one memory transaction per
+// element: a GEMM's c term of that layout (the tied embedding's gradient under torch.compile, 50257 x 512)
+// took 2.2 ms on the H100 that way. A 32 x 32 tile through shared memory reads src along its rows and writes
+// out along its columns, both coalesced. blockIdx.z is the batch (3-D operands: baddbmm).
+struct TransposedPlan {
+  int64_t rows = 0, cols = 0;
+  int64_t out_batch = 0, out_row = 0;  // out's strides (its column stride is 1)
+  int64_t src_batch = 0, src_col = 0;  // src's strides (its row stride is 1)
+};
+constexpr int kTile = 32;
+constexpr int kTileRows = 8;  // threads per block: kTile x kTileRows, each moves kTile / kTileRows elements
+
+template <class T>
+__global__ void scale_into_transposed_kernel(TransposedPlan plan, Operand out, Operand src, T scale) {
+  __shared__ T tile[kTile][kTile + 1];  // +1: the column reads below hit 32 different banks
+  const int64_t row0 = int64_t(blockIdx.y) * kTile, col0 = int64_t(blockIdx.x) * kTile;
+  const char* src_batch = src.base + int64_t(blockIdx.z) * plan.src_batch * src.elem_size;
+  char* out_batch = out.base + int64_t(blockIdx.z) * plan.out_batch * out.elem_size;
+  for (int j = threadIdx.y; j < kTile; j += kTileRows) {
+    const int64_t row = row0 + threadIdx.x, col = col0 + j;
+    if (row < plan.rows && col < plan.cols) {
+      tile[threadIdx.x][j] = scale * load_as<T>(src_batch + (row + col * plan.src_col) * src.elem_size, src.dtype);
+    }
+  }
+  __syncthreads();
+  for (int j = threadIdx.y; j < kTile; j += kTileRows) {
+    const int64_t row = row0 + j, col = col0 + threadIdx.x;
+    if (row < plan.rows && col < plan.cols) {
+      store_from<T>(out_batch + (row * plan.out_row + col) * out.elem_size, out.dtype, tile[j][threadIdx.x]);
+    }
+  }
+}
+
+// The tiled route's plan where it applies: 2-D or 3-D, out contiguous along its last dimension and src along
+// the one before (neither broadcast there), and big enough for tiles to matter.
+bool transposed_plan(const hal_tensor_t& out, const hal_tensor_t& src, TransposedPlan* plan) {
+  const int nd = out.ndim;
+  if ((nd != 2 && nd != 3) || src.ndim != nd) return false;
+  const int64_t rows = out.shape[nd - 2], cols = out.shape[nd - 1];
+  if (rows < kTile || cols < kTile || (nd == 3 && out.shape[0] > 65535) || (rows + kTile - 1) / kTile > 65535) {
+    return false;
+  }
+  if (out.strides[nd - 1] != 1 || src.strides[nd - 2] != 1 || src.strides[nd - 1] < rows) return false;
+  *plan = {rows, cols, nd == 3 ? out.strides[0] : 0, out.strides[nd - 2], nd == 3 ? src.strides[0] : 0,
+           src.strides[nd - 1]};
+  return true;
+}
+
+template <class T>
+hal_status_t launch_scale_into_transposed(const TransposedPlan& plan, int64_t batch, const Operand& o, const Operand& s,
+                                          T scale, int32_t device, cudaStream_t stream) {
+  const dim3 grid(static_cast<unsigned>((plan.cols + kTile - 1) / kTile),
+                  static_cast<unsigned>((plan.rows + kTile - 1) / kTile), static_cast<unsigned>(batch));
+  return launch_kernel<scale_into_transposed_kernel<T>>("scale_into_transposed_kernel", device, grid,
+                                                        dim3(kTile, kTileRows), 0, stream, plan, o, s, scale);
+}
+
 }  // namespace
 
 hal_status_t scale_into(const hal_tensor_t& out, const hal_tensor_t* src, double scale, int32_t device,
@@ -29,6 +87,12 @@ hal_status_t scale_into(const hal_tensor_t& out, const hal_tensor_t* src, double
   const Shape shape = shape_of(out);
   const Operand o = operand_of(out);
   const Operand s = src ? operand_of(*src) : Operand{};
+  TransposedPlan transposed;
+  if (src && transposed_plan(out, *src, &transposed)) {
+    const int64_t batch = out.ndim == 3 ? out.shape[0] : 1;
+    if (o.dtype == DType::F64) return launch_scale_into_transposed<double>(transposed, batch, o, s, scale, device, stream);
+    return launch_scale_into_transposed<float>(transposed, batch, o, s, static_cast<float>(scale), device, stream);
+  }
   constexpr int kThreads = 256;
   const int64_t blocks = std::min<int64_t>((n + kThreads - 1) / kThreads, 65535);
   const unsigned grid = static_cast<unsigned>(blocks);
