@@ -124,9 +124,9 @@ def test_addmm_with_other_shapes_of_c(gpu_device, native, dtype):
 @pytest.mark.parametrize("dtype", DTYPES + [torch.float64])
 @pytest.mark.parametrize("beta", [1, 0.5])
 def test_addmm_and_baddbmm_with_a_transposed_full_c(gpu_device, native, dtype, beta):
-    # A full c laid out column-major against a row-major output (the tied embedding's gradient under
-    # torch.compile) is copied into the output through shared-memory tiles; sizes that tile unevenly, on
-    # both sides of one tile (32), and a batch for baddbmm.
+    # A full c laid out column-major against a row-major output, or the reverse, is copied into the output
+    # through shared-memory tiles; sizes that tile unevenly, on both sides of one tile (32), and a batch for
+    # baddbmm.
     scale = SCALE.get(dtype, 50)
     for M, K, N in [(70, 16, 45), (33, 8, 129), (31, 4, 64), (64, 8, 31)]:
         mat1, mat2 = make((M, K), dtype, seed=1), make((K, N), dtype, seed=2)
@@ -135,6 +135,14 @@ def test_addmm_and_baddbmm_with_a_transposed_full_c(gpu_device, native, dtype, b
             got = torch.addmm(c.to(gpu_device).t(), mat1.to(gpu_device), mat2.to(gpu_device), beta=beta)
         want = torch.addmm(c.t().double(), mat1.double(), mat2.double(), beta=beta).to(dtype)
         assert_close(got, want, dtype=dtype, scale=scale)
+    # The mirror case: a column-major output (out=) and a row-major c.
+    M, K, N = 70, 16, 45
+    mat1, mat2, c = make((M, K), dtype, seed=7), make((K, N), dtype, seed=8), make((M, N), dtype, seed=9)
+    out = torch.empty((N, M), dtype=dtype, device=gpu_device).t()
+    with native():
+        torch.addmm(c.to(gpu_device), mat1.to(gpu_device), mat2.to(gpu_device), beta=beta, out=out)
+    assert_close(out, torch.addmm(c.double(), mat1.double(), mat2.double(), beta=beta).to(dtype), dtype=dtype,
+                 scale=scale)
     B, M, K, N = 3, 40, 12, 50
     batch1, batch2 = make((B, M, K), dtype, seed=4), make((B, K, N), dtype, seed=5)
     c = make((B, N, M), dtype, seed=6)

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <utility>
 
 #include "kernels/kernel_launch.h"
 #include "scale_into.h"
@@ -20,8 +21,8 @@ __global__ void scale_into_kernel(Shape shape, Operand out, Operand src, bool ha
   }
 }
 
-// The last two dimensions of `src` transposed against `out`'s: out is contiguous along its columns, src
-// along its rows. One thread per element would read src a row stride apart, one memory transaction per
+// The last two dimensions of `src` transposed against `out`'s (in out's memory order): out is contiguous
+// along its columns, src along its rows. One thread per element would read src a row stride apart, one memory transaction per
 // element: a GEMM's c term of that layout (the tied embedding's gradient under torch.compile, 50257 x 512)
 // took 2.2 ms on the H100 that way. A 32 x 32 tile through shared memory reads src along its rows and writes
 // out along its columns, both coalesced. blockIdx.z is the batch (3-D operands: baddbmm).
@@ -54,13 +55,28 @@ __global__ void scale_into_transposed_kernel(TransposedPlan plan, Operand out, O
   }
 }
 
-// The tiled route's plan where it applies: 2-D or 3-D, out contiguous along its last dimension and src along
-// the one before (neither broadcast there), and big enough for tiles to matter.
-bool transposed_plan(const hal_tensor_t& out, const hal_tensor_t& src, TransposedPlan* plan) {
-  const int nd = out.ndim;
-  if ((nd != 2 && nd != 3) || src.ndim != nd) return false;
-  const int64_t rows = out.shape[nd - 2], cols = out.shape[nd - 1];
-  if (rows < kTile || cols < kTile || (nd == 3 && out.shape[0] > 65535) || (rows + kTile - 1) / kTile > 65535) {
+// Puts the dimensions in the order of out's memory, largest stride first, in the shape and both operands:
+// consecutive threads then write consecutive addresses whatever out's layout (a column-major out, which
+// Inductor hands GEMMs, would otherwise be written a column stride apart). The element each index names is
+// unchanged: only the order of the walk moves.
+void walk_in_memory_order_of_out(Shape* shape, Operand* out, Operand* src) {
+  for (int i = 1; i < shape->ndim; ++i) {  // insertion sort: at most HAL_MAX_DIMS dimensions
+    for (int j = i; j > 0 && out->strides[j - 1] < out->strides[j]; --j) {
+      std::swap(shape->sizes[j - 1], shape->sizes[j]);
+      std::swap(out->strides[j - 1], out->strides[j]);
+      std::swap(src->strides[j - 1], src->strides[j]);
+    }
+  }
+}
+
+// The tiled route's plan where it applies (after walk_in_memory_order_of_out): 2-D or 3-D, out contiguous
+// along its last dimension and src along the one before (neither broadcast there), and big enough for tiles
+// to matter.
+bool transposed_plan(const Shape& shape, const Operand& out, const Operand& src, TransposedPlan* plan) {
+  const int nd = shape.ndim;
+  if (nd != 2 && nd != 3) return false;
+  const int64_t rows = shape.sizes[nd - 2], cols = shape.sizes[nd - 1];
+  if (rows < kTile || cols < kTile || (nd == 3 && shape.sizes[0] > 65535) || (rows + kTile - 1) / kTile > 65535) {
     return false;
   }
   if (out.strides[nd - 1] != 1 || src.strides[nd - 2] != 1 || src.strides[nd - 1] < rows) return false;
@@ -84,12 +100,13 @@ hal_status_t scale_into(const hal_tensor_t& out, const hal_tensor_t* src, double
                         cudaStream_t stream) {
   const int64_t n = numel(out);
   if (n == 0) return HAL_STATUS_SUCCESS;
-  const Shape shape = shape_of(out);
-  const Operand o = operand_of(out);
-  const Operand s = src ? operand_of(*src) : Operand{};
+  Shape shape = shape_of(out);
+  Operand o = operand_of(out);
+  Operand s = src ? operand_of(*src) : Operand{};
+  walk_in_memory_order_of_out(&shape, &o, &s);
   TransposedPlan transposed;
-  if (src && transposed_plan(out, *src, &transposed)) {
-    const int64_t batch = out.ndim == 3 ? out.shape[0] : 1;
+  if (src && transposed_plan(shape, o, s, &transposed)) {
+    const int64_t batch = shape.ndim == 3 ? shape.sizes[0] : 1;
     if (o.dtype == DType::F64) return launch_scale_into_transposed<double>(transposed, batch, o, s, scale, device, stream);
     return launch_scale_into_transposed<float>(transposed, batch, o, s, static_cast<float>(scale), device, stream);
   }
