@@ -48,25 +48,7 @@ struct Iteration {
   int64_t numel = 1;
 };
 
-void coalesce(Iteration& it) {
-  int nd = 0;
-  for (int d = 0; d < it.shape.ndim; ++d) {
-    if (it.shape.sizes[d] == 1) continue;
-    bool merge = nd > 0;
-    for (int k = 0; k < it.num_ops && merge; ++k) {
-      merge = it.ops[k].strides[nd - 1] == it.ops[k].strides[d] * it.shape.sizes[d];
-    }
-    if (merge) {
-      it.shape.sizes[nd - 1] *= it.shape.sizes[d];
-      for (int k = 0; k < it.num_ops; ++k) it.ops[k].strides[nd - 1] = it.ops[k].strides[d];
-    } else {
-      it.shape.sizes[nd] = it.shape.sizes[d];
-      for (int k = 0; k < it.num_ops; ++k) it.ops[k].strides[nd] = it.ops[k].strides[d];
-      ++nd;
-    }
-  }
-  it.shape.ndim = nd;
-}
+void coalesce(Iteration& it) { merge_contiguous_dims(it.shape, it.ops, it.num_ops); }
 
 template <class T, int NIN>
 struct GenericArgs {

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <type_traits>
 #include <utility>
 
 #include "kernels/kernel_launch.h"
@@ -8,17 +9,37 @@
 namespace hal_gpu {
 namespace {
 
-// One thread per output element, grid-stride. T is the compute type: float for 16- and 32-bit floats,
-// double for float64.
-template <class T>
-__global__ void scale_into_kernel(Shape shape, Operand out, Operand src, bool has_src, T scale, int64_t n) {
+// One thread per output element, grid-stride, over the dimensions left after merge_contiguous_dims (a dense
+// c of the output's layout is one dimension: no division per element). Narrow: fewer than 2^31 elements,
+// 32-bit indexes divided by multiply-high (64-bit divisions had made a 103 MB copy take 2.2 ms on the
+// H100, GPT-2's tied embedding gradient under torch.compile). T is the compute type: float for 16- and
+// 32-bit floats, double for float64.
+template <class T, bool Narrow>
+__global__ void scale_into_kernel(Shape shape, Divisors div, Operand out, Operand src, bool has_src, T scale,
+                                  int64_t n) {
+  using Index = std::conditional_t<Narrow, uint32_t, int64_t>;
   const Operand ops[2] = {out, src};
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+  const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
+  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < static_cast<Index>(n); i += stride) {
     int64_t offsets[2];
-    offsets_of<2>(i, shape, ops, offsets);
+    if constexpr (Narrow) offsets_of32<2>(i, shape, div, ops, offsets);
+    else offsets_of<2>(i, shape, ops, offsets);
     const T v = has_src ? scale * load_as<T>(src.base + offsets[1] * src.elem_size, src.dtype) : T(0);
     store_from<T>(out.base + offsets[0] * out.elem_size, out.dtype, v);
   }
+}
+
+template <class T>
+hal_status_t launch_scale_into(Shape shape, const Operand& o, const Operand& s, bool has_src, T scale, int64_t n,
+                               int32_t device, cudaStream_t stream) {
+  constexpr int kThreads = 256;
+  const unsigned grid = static_cast<unsigned>(std::min<int64_t>((n + kThreads - 1) / kThreads, 65535));
+  if (n < (int64_t{1} << 31)) {
+    return launch_kernel<scale_into_kernel<T, true>>("scale_into_kernel", device, grid, kThreads, 0, stream, shape,
+                                                     divisors_of(shape), o, s, has_src, scale, n);
+  }
+  return launch_kernel<scale_into_kernel<T, false>>("scale_into_kernel", device, grid, kThreads, 0, stream, shape,
+                                                    Divisors(), o, s, has_src, scale, n);
 }
 
 // The last two dimensions of `src` transposed against `out`'s (in out's memory order): out is contiguous
@@ -110,15 +131,10 @@ hal_status_t scale_into(const hal_tensor_t& out, const hal_tensor_t* src, double
     if (o.dtype == DType::F64) return launch_scale_into_transposed<double>(transposed, batch, o, s, scale, device, stream);
     return launch_scale_into_transposed<float>(transposed, batch, o, s, static_cast<float>(scale), device, stream);
   }
-  constexpr int kThreads = 256;
-  const int64_t blocks = std::min<int64_t>((n + kThreads - 1) / kThreads, 65535);
-  const unsigned grid = static_cast<unsigned>(blocks);
-  if (o.dtype == DType::F64) {
-    return launch_kernel<scale_into_kernel<double>>("scale_into_kernel", device, grid, kThreads, 0, stream, shape, o, s,
-                                                    src != nullptr, scale, n);
-  }
-  return launch_kernel<scale_into_kernel<float>>("scale_into_kernel", device, grid, kThreads, 0, stream, shape, o, s,
-                                                 src != nullptr, static_cast<float>(scale), n);
+  Operand ops[2] = {o, s};
+  merge_contiguous_dims(shape, ops, src ? 2 : 1);
+  if (o.dtype == DType::F64) return launch_scale_into<double>(shape, ops[0], ops[1], src != nullptr, scale, n, device, stream);
+  return launch_scale_into<float>(shape, ops[0], ops[1], src != nullptr, static_cast<float>(scale), n, device, stream);
 }
 
 }  // namespace hal_gpu

@@ -78,6 +78,27 @@ inline Shape shape_of(const hal_tensor_t& t) {
   return s;
 }
 
+// Drops size-1 dimensions and merges dimensions that are contiguous with each other in every operand, in
+// place: a strided walk then divides once per remaining dimension, and operands dense in one layout become a
+// single dimension, which needs no division at all.
+inline void merge_contiguous_dims(Shape& shape, Operand* ops, int num_ops) {
+  int nd = 0;
+  for (int d = 0; d < shape.ndim; ++d) {
+    if (shape.sizes[d] == 1) continue;
+    bool merge = nd > 0;
+    for (int k = 0; k < num_ops && merge; ++k) merge = ops[k].strides[nd - 1] == ops[k].strides[d] * shape.sizes[d];
+    if (merge) {
+      shape.sizes[nd - 1] *= shape.sizes[d];
+      for (int k = 0; k < num_ops; ++k) ops[k].strides[nd - 1] = ops[k].strides[d];
+    } else {
+      shape.sizes[nd] = shape.sizes[d];
+      for (int k = 0; k < num_ops; ++k) ops[k].strides[nd] = ops[k].strides[d];
+      ++nd;
+    }
+  }
+  shape.ndim = nd;
+}
+
 // Element offsets (in elements) of the row-major linear index `i` for up to N operands at once, so the
 // divisions are shared between them.
 template <int N>
