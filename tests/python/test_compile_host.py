@@ -110,6 +110,13 @@ def test_graphs_of_every_shape():
     view.resize_(10)
     expected.resize_(10)
     assert view.shape == (10,) and view[:4].cpu().tolist() == expected[:4].tolist()
+    # Outputs of several kinds at once: a hal result, a CPU tensor made inside the graph, a view of an input.
+    kinds = torch.compile(lambda a: (a * 2, (a + 1).to("cpu"), a[1:]))
+    a = torch.arange(3.0, device=device)
+    doubled, on_cpu, tail = kinds(a)
+    assert doubled.device == device and doubled.cpu().tolist() == [0.0, 2.0, 4.0]
+    assert on_cpu.device.type == "cpu" and on_cpu.tolist() == [1.0, 2.0, 3.0]
+    assert tail.device == device and tail.data_ptr() == a.data_ptr() + a.element_size()
 
 
 def test_second_host_device():
