@@ -1,17 +1,13 @@
 #include "cuda_status.h"
 
 namespace hal_nvidia {
-namespace {
 
-thread_local std::string t_last_error;
-
-}  // namespace
-
-const char* last_error() { return t_last_error.c_str(); }
+// The thread's message lives in the adapter's own copy of adapter_support/abi_boundary.cpp.
+const char* last_error() { return hal_abi_boundary::thread_error().c_str(); }
 
 hal_status_t fail(hal_status_t status, const std::string& message) {
   try {
-    t_last_error = message;
+    hal_abi_boundary::thread_error() = message;
   } catch (...) {
     // No memory for the message: the status still says what happened.
   }

@@ -4,9 +4,10 @@
 
 #include <cuda_runtime_api.h>
 
-#include <exception>
-#include <new>
 #include <string>
+#include <utility>
+
+#include "abi_boundary.h"
 
 #include "kernels/op_call.h"  // hal_gpu::fail, declared for the kernel library
 
@@ -41,18 +42,12 @@ inline hal_status_t check(cudaError_t error, const char* what) {
   return error == cudaSuccess ? HAL_STATUS_SUCCESS : cuda_fail(error, what);
 }
 
-// Runs `body` (returning hal_status_t); std::bad_alloc and other exceptions become status codes.
+// Runs `body` (returning hal_status_t); std::bad_alloc and other exceptions become status codes, their
+// messages kept through fail() (the in-tree adapters' shared boundary, adapter_support/abi_boundary.h).
 template <typename F>
 hal_status_t guarded(const char* what, F&& body) noexcept {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return fail(HAL_STATUS_OUT_OF_HOST_MEMORY, std::string(what) + ": out of host memory");
-  } catch (const std::exception& e) {
-    return fail(HAL_STATUS_INTERNAL_ERROR, std::string(what) + ": " + e.what());
-  } catch (...) {
-    return fail(HAL_STATUS_INTERNAL_ERROR, std::string(what) + ": unknown exception");
-  }
+  return hal_abi_boundary::guarded([](hal_status_t status, std::string message) { return fail(status, message); },
+                                   what, std::forward<F>(body));
 }
 
 }  // namespace hal_nvidia
