@@ -68,12 +68,15 @@ def rewrite_for_host(gm: torch.fx.GraphModule) -> None:
     graph = gm.graph
     output = next(n for n in graph.nodes if n.op == "output")
     outputs = output.args[0] if isinstance(output.args[0], (tuple, list)) else (output.args[0],)
-    gm.meta[_HOST_OUTPUTS_KEY] = [_device_index(o.meta["val"]) if _is_node_on_hal(o) else -1 for o in outputs]
+    devices = []
     for o in outputs:
-        if _is_node_on_hal(o) and o.op == "call_function":
+        on_hal = isinstance(o, torch.fx.Node) and _is_hal(o.meta.get("val"))
+        devices.append(_device_index(o.meta["val"]) if on_hal else -1)
+        if on_hal and o.op == "call_function":
             # The CPU result takes the strides its fake tensor has (a CPU copy where Inductor chose another
             # layout), which the hal output then has.
             o.meta["inductor_realize_to_strides"] = True
+    gm.meta[_HOST_OUTPUTS_KEY] = devices
     hal_inputs = [n for n in graph.nodes if n.op == "placeholder" and _is_hal(n.meta.get("val"))]
     gm.meta[_HOST_INPUTS_KEY] = [n.target for n in hal_inputs]
     for node in graph.nodes:
@@ -84,10 +87,6 @@ def rewrite_for_host(gm: torch.fx.GraphModule) -> None:
             node.meta["val"] = _map(node.meta["val"], _cpu_twin)
     graph.lint()
     gm.recompile()
-
-
-def _is_node_on_hal(value) -> bool:
-    return isinstance(value, torch.fx.Node) and _is_hal(value.meta.get("val"))
 
 
 def host_input_names(graph_module) -> list:

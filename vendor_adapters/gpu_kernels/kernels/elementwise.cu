@@ -48,8 +48,6 @@ struct Iteration {
   int64_t numel = 1;
 };
 
-void coalesce(Iteration& it) { merge_contiguous_dims(it.shape, it.ops, it.num_ops); }
-
 template <class T, int NIN>
 struct GenericArgs {
   Shape shape;
@@ -290,7 +288,7 @@ hal_status_t launch_elementwise(const OpCall& call) {
     }
   }
   if (is_fill) {
-    coalesce(it);
+    merge_contiguous_dims(it.shape, it.ops, it.num_ops);
     return run_fill(call, it);
   }
 
@@ -339,7 +337,7 @@ hal_status_t launch_elementwise(const OpCall& call) {
     }
   }
 
-  coalesce(it);
+  merge_contiguous_dims(it.shape, it.ops, it.num_ops);
   switch (compute) {
     case Compute::F64: return run_generic<double>(call, op, it, arity);
     case Compute::F32: return run_generic<float>(call, op, it, arity);
