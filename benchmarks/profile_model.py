@@ -2,7 +2,7 @@
 the model benchmark (model_zoo), the top operators by device time and by host time.
 
     python benchmarks/profile_model.py --model resnet18 --device hal:0 [--steps 5] [--rows 20] [--quick]
-                                       [--compile] [--cupti]
+                                       [--compile [--scale 8]] [--cupti]
 
 Run it once with --device hal:N and once with --device cuda:N (separate processes, as the model benchmark
 keeps them) and read the two tables side by side. On hal, device time comes from PyTorch's PrivateUse1
@@ -10,8 +10,8 @@ activity profiler (torch_hal's Kineto hooks); a device without them shows CPU ti
 device that is an NVIDIA GPU with CUPTI instead, as torch.cuda's side is: every kernel on the GPU by name,
 among them those no hal op launched (Inductor's Triton kernels under --compile).
 
---compile profiles the step compile_benchmark.py times: the compiled model's forward, the loss and the backward
-(no optimizer).
+--compile profiles the step compile_benchmark.py times, through its worker's code: the compiled model's forward, the
+loss and the backward (no optimizer), for its models too (mlp, transformer_block, norm_net, conv_net at --scale).
 """
 import argparse
 import sys
@@ -21,6 +21,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from compile_worker import model_and_calls  # noqa: E402
 from model_zoo import case  # noqa: E402
 
 
@@ -32,29 +33,34 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=20)
     parser.add_argument("--quick", action="store_true", help="the model benchmark's tiny sizes")
     parser.add_argument("--compile", action="store_true", help="torch.compile the model (Inductor)")
+    parser.add_argument("--scale", type=int, default=8, help="with --compile: compile_benchmark.py's --scale")
     parser.add_argument("--cupti", action="store_true", help="on an NVIDIA hal device: CUPTI's device activity")
     args = parser.parse_args()
 
     if args.device.startswith("hal"):
         import torch_hal  # noqa: F401  (registers the device name where autoloading is off)
     device = torch.device(args.device)
-    model_case = case(args.model, args.quick)
-    torch.manual_seed(0)
-    model = model_case.build().to(device)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    batch = {k: v.to(device) for k, v in model_case.batch(torch.Generator().manual_seed(0)).items()}
     module = getattr(torch, device.type)
+    if args.compile:
+        model, loss, _ = model_and_calls(args.model, 1 if args.quick else args.scale, device)
+        compiled = torch.compile(model)
 
-    compiled = torch.compile(model) if args.compile else None
+        def step():
+            for p in model.parameters():
+                p.grad = None
+            loss(compiled).backward()
+    else:
+        model_case = case(args.model, args.quick)
+        torch.manual_seed(0)
+        model = model_case.build().to(device)
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+        batch = {k: v.to(device) for k, v in model_case.batch(torch.Generator().manual_seed(0)).items()}
 
-    def step():
-        optimizer.zero_grad(set_to_none=True)
-        if compiled is not None:
-            model_case.loss(compiled, batch).backward()
-            return
-        model_case.loss(model, batch).backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
+        def step():
+            optimizer.zero_grad(set_to_none=True)
+            model_case.loss(model, batch).backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
 
     for _ in range(3):
         step()
