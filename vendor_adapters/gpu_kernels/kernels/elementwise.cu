@@ -149,21 +149,30 @@ __global__ void __launch_bounds__(kThreads) fill_words_kernel(uint4* out, int64_
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < words; i += stride) out[i] = pattern;
 }
 
+// One argument struct (see Operand in tensor_access.cuh: separate by-value Shape and Operand parameters cost
+// each thread a local copy).
+struct FillArgs {
+  int64_t n;
+  Shape shape;
+  Divisors div;  // of shape (the 32-bit kernel's)
+  Operand out;
+  uint64_t bits;
+};
+
 template <bool Wide>
-__global__ void __launch_bounds__(kThreads) fill_strided_kernel(int64_t n, Shape shape, Divisors div, Operand out,
-                                                                uint64_t bits) {
+__global__ void __launch_bounds__(kThreads) fill_strided_kernel(FillArgs a) {
   using Index = std::conditional_t<Wide, int64_t, uint32_t>;
   const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
-  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < static_cast<Index>(n); i += stride) {
+  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < static_cast<Index>(a.n); i += stride) {
     int64_t off;
-    if constexpr (Wide) offsets_of<1>(i, shape, &out, &off);
-    else offsets_of32<1>(i, shape, div, &out, &off);
-    char* p = out.base + off * out.elem_size;
-    switch (out.elem_size) {
-      case 1: *reinterpret_cast<uint8_t*>(p) = static_cast<uint8_t>(bits); break;
-      case 2: *reinterpret_cast<uint16_t*>(p) = static_cast<uint16_t>(bits); break;
-      case 4: *reinterpret_cast<uint32_t*>(p) = static_cast<uint32_t>(bits); break;
-      default: *reinterpret_cast<uint64_t*>(p) = bits; break;
+    if constexpr (Wide) offsets_of<1>(i, a.shape, &a.out, &off);
+    else offsets_of32<1>(i, a.shape, a.div, &a.out, &off);
+    char* p = a.out.base + off * a.out.elem_size;
+    switch (a.out.elem_size) {
+      case 1: *reinterpret_cast<uint8_t*>(p) = static_cast<uint8_t>(a.bits); break;
+      case 2: *reinterpret_cast<uint16_t*>(p) = static_cast<uint16_t>(a.bits); break;
+      case 4: *reinterpret_cast<uint32_t*>(p) = static_cast<uint32_t>(a.bits); break;
+      default: *reinterpret_cast<uint64_t*>(p) = a.bits; break;
     }
   }
 }
@@ -203,12 +212,12 @@ hal_status_t run_fill(const OpCall& call, Iteration& it) {
     }
   }
   const unsigned grid = grid_for(it.numel, kThreads, call.device);
+  FillArgs args{it.numel, it.shape, Divisors(), it.ops[0], bits};
   if (it.numel < (int64_t{1} << 31)) {
-    return launch_kernel<fill_strided_kernel<false>>("fill", call.device, grid, kThreads, 0, call.stream, it.numel,
-                                                     it.shape, divisors_of(it.shape), it.ops[0], bits);
+    args.div = divisors_of(it.shape);
+    return launch_kernel<fill_strided_kernel<false>>("fill", call.device, grid, kThreads, 0, call.stream, args);
   }
-  return launch_kernel<fill_strided_kernel<true>>("fill", call.device, grid, kThreads, 0, call.stream, it.numel,
-                                                  it.shape, Divisors(), it.ops[0], bits);
+  return launch_kernel<fill_strided_kernel<true>>("fill", call.device, grid, kThreads, 0, call.stream, args);
 }
 
 // ---- ARANGE: out[i] = start + i * step in the output's compute type ----------------------------------

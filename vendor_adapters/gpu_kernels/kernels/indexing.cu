@@ -81,14 +81,27 @@ __device__ __forceinline__ int64_t split_offsets(int64_t e, const Shape& shape, 
   return at_dim;
 }
 
+// Each strided kernel takes its arguments as one struct (see Operand in tensor_access.cuh: separate by-value
+// Shape and Operand parameters cost each thread a local copy of them, hundreds of bytes).
+
 // out[..., k, ...] = self[..., index[k], ...] (any layout).
-__global__ void index_select_strided(Operand out, Operand self, Operand index, int64_t index_stride, Shape shape,
-                                     int dim, int64_t self_dim_size, int64_t n) {
+struct IndexSelectArgs {
+  Operand out, self, index;
+  int64_t index_stride;
+  Shape shape;
+  int dim;
+  int64_t self_dim_size, n;
+};
+__global__ void index_select_strided(IndexSelectArgs a) {
+  const Operand &out = a.out, &self = a.self, &index = a.index;
+  const Shape& shape = a.shape;
+  const int dim = a.dim;
+  const int64_t n = a.n;
   for (int64_t e = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; e < n;
        e += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t out_off, self_off;
     const int64_t k = split_offsets(e, shape, dim, out.strides, self.strides, out_off, self_off);
-    const int64_t i = checked_index(load_index(index, k * index_stride), self_dim_size, true);
+    const int64_t i = checked_index(load_index(index, k * a.index_stride), a.self_dim_size, true);
     char* dst = out.base + out_off * out.elem_size;
     if (i < 0) zero_element(dst, out.elem_size);
     else copy_element(dst, self.base + (self_off + i * self.strides[dim]) * self.elem_size, out.elem_size);
@@ -115,46 +128,59 @@ __global__ void index_select_rows(Unit* out, const Unit* self, Operand index, in
 }
 
 // out = self[..., index[...], ...] along dim; self's stride at dim is zeroed in its Operand.
-__global__ void gather_kernel(Operand out, Operand index, Operand self, int64_t self_dim_stride, int64_t self_dim_size,
-                              Shape shape, int64_t n) {
-  for (int64_t e = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; e < n;
+struct GatherArgs {
+  Operand ops[3];  // out, index, self
+  int64_t self_dim_stride, self_dim_size;
+  Shape shape;
+  int64_t n;
+};
+__global__ void gather_kernel(GatherArgs a) {
+  const Operand &out = a.ops[0], &index = a.ops[1], &self = a.ops[2];
+  for (int64_t e = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; e < a.n;
        e += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const Operand ops[3] = {out, index, self};
     int64_t off[3];
-    offsets_of<3>(e, shape, ops, off);
-    const int64_t i = checked_index(load_index(index, off[1]), self_dim_size, false);
+    offsets_of<3>(e, a.shape, a.ops, off);
+    const int64_t i = checked_index(load_index(index, off[1]), a.self_dim_size, false);
     char* dst = out.base + off[0] * out.elem_size;
     if (i < 0) zero_element(dst, out.elem_size);
-    else copy_element(dst, self.base + (off[2] + i * self_dim_stride) * self.elem_size, out.elem_size);
+    else copy_element(dst, self.base + (off[2] + i * a.self_dim_stride) * self.elem_size, out.elem_size);
   }
 }
 
-// A scatter's source: a tensor of index's shape, or one value (a scalar operand).
+// A scatter's source: a tensor of index's shape (ScatterArgs::ops[2]), or one value (a scalar operand).
 struct Source {
-  Operand tensor;       // tensor.base == nullptr for a scalar
   bool value_is_int = false;
   double f = 0;
   int64_t i = 0;
 };
 
 // out[..., index[...], ...] (=|+=) src[...] along dim; out's stride at dim is zeroed in its Operand.
-__global__ void scatter_kernel(Operand out, Operand index, Source src, int64_t out_dim_stride, int64_t out_dim_size,
-                               Shape shape, int64_t n, bool add, bool integral) {
-  for (int64_t e = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; e < n;
+struct ScatterArgs {
+  Operand ops[3];  // out, index, the source tensor (base == nullptr for a scalar source)
+  Source src;
+  int64_t out_dim_stride, out_dim_size;
+  Shape shape;
+  int64_t n;
+  bool add, integral;
+};
+__global__ void scatter_kernel(ScatterArgs a) {
+  const Operand &out = a.ops[0], &index = a.ops[1], &src_tensor = a.ops[2];
+  const Source& src = a.src;
+  const bool integral = a.integral;
+  for (int64_t e = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; e < a.n;
        e += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const Operand ops[3] = {out, index, src.tensor};
     int64_t off[3];
-    offsets_of<3>(e, shape, ops, off);
-    const int64_t i = checked_index(load_index(index, off[1]), out_dim_size, false);
+    offsets_of<3>(e, a.shape, a.ops, off);
+    const int64_t i = checked_index(load_index(index, off[1]), a.out_dim_size, false);
     if (i < 0) continue;
-    char* dst = out.base + (off[0] + i * out_dim_stride) * out.elem_size;
-    const char* s = src.tensor.base ? src.tensor.base + off[2] * src.tensor.elem_size : nullptr;
-    if (add) {
+    char* dst = out.base + (off[0] + i * a.out_dim_stride) * out.elem_size;
+    const char* s = src_tensor.base ? src_tensor.base + off[2] * src_tensor.elem_size : nullptr;
+    if (a.add) {
       double f = src.f;
       int64_t v = src.i;
       if (s) {
-        if (integral) v = load_as<int64_t>(s, src.tensor.dtype);
-        else f = load_as<double>(s, src.tensor.dtype);
+        if (integral) v = load_as<int64_t>(s, src_tensor.dtype);
+        else f = load_as<double>(s, src_tensor.dtype);
       } else if (integral != src.value_is_int) {
         if (integral) v = static_cast<int64_t>(src.f);
         else f = static_cast<double>(src.i);
@@ -171,19 +197,26 @@ __global__ void scatter_kernel(Operand out, Operand index, Source src, int64_t o
 }
 
 // out[index[k], ...] (=|+=) values[k, ...]; dim 0 of out is skipped by split_offsets.
-__global__ void index_put_kernel(Operand out, Operand values, Operand index, int64_t index_stride, Shape shape,
-                                 int64_t out_rows, int64_t n, bool accumulate, bool integral) {
-  for (int64_t e = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; e < n;
+struct IndexPutArgs {
+  Operand out, values, index;
+  int64_t index_stride;
+  Shape shape;
+  int64_t out_rows, n;
+  bool accumulate, integral;
+};
+__global__ void index_put_kernel(IndexPutArgs a) {
+  const Operand &out = a.out, &values = a.values;
+  for (int64_t e = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; e < a.n;
        e += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t values_off, out_off;
-    const int64_t k = split_offsets(e, shape, 0, values.strides, out.strides, values_off, out_off);
-    const int64_t i = checked_index(load_index(index, k * index_stride), out_rows, true);
+    const int64_t k = split_offsets(e, a.shape, 0, values.strides, out.strides, values_off, out_off);
+    const int64_t i = checked_index(load_index(a.index, k * a.index_stride), a.out_rows, true);
     if (i < 0) continue;
     char* dst = out.base + (out_off + i * out.strides[0]) * out.elem_size;
     const char* s = values.base + values_off * values.elem_size;
-    if (!accumulate) {
+    if (!a.accumulate) {
       copy_element(dst, s, out.elem_size);
-    } else if (integral) {
+    } else if (a.integral) {
       atomic_add_element(dst, out.dtype, 0.0, load_as<int64_t>(s, values.dtype));
     } else {
       atomic_add_element(dst, out.dtype, load_as<double>(s, values.dtype), 0);
@@ -246,9 +279,10 @@ hal_status_t index_select(const OpCall& call) {
     if (fits(2)) return select_rows<uint16_t>(call, K, row_bytes, self.shape[0]);
     return select_rows<uint8_t>(call, K, row_bytes, self.shape[0]);
   }
-  return launch_kernel<index_select_strided>(
-      "index_select_strided", call.device, grid_for(n, kThreads), kThreads, 0, call.stream, operand_of(out),
-      operand_of(self), operand_of(index), index.strides[0], shape_of(out), static_cast<int>(dim), self.shape[dim], n);
+  const IndexSelectArgs args{operand_of(out), operand_of(self), operand_of(index), index.strides[0], shape_of(out),
+                             static_cast<int>(dim), self.shape[dim], n};
+  return launch_kernel<index_select_strided>("index_select_strided", call.device, grid_for(n, kThreads), kThreads, 0,
+                                             call.stream, args);
 }
 
 hal_status_t gather(const OpCall& call) {
@@ -275,9 +309,8 @@ hal_status_t gather(const OpCall& call) {
   Operand self_op = operand_of(self);
   const int64_t dim_stride = self_op.strides[dim];
   self_op.strides[dim] = 0;
-  return launch_kernel<gather_kernel>("gather", call.device, grid_for(n, kThreads), kThreads, 0, call.stream,
-                                      operand_of(out), operand_of(index), self_op, dim_stride, self.shape[dim],
-                                      shape_of(index), n);
+  const GatherArgs args{{operand_of(out), operand_of(index), self_op}, dim_stride, self.shape[dim], shape_of(index), n};
+  return launch_kernel<gather_kernel>("gather", call.device, grid_for(n, kThreads), kThreads, 0, call.stream, args);
 }
 
 hal_status_t scatter(const OpCall& call) {
@@ -307,22 +340,25 @@ hal_status_t scatter(const OpCall& call) {
   const int64_t n = numel(index);
   if (n == 0) return HAL_STATUS_SUCCESS;
   if (numel(out) == 0) return fail(HAL_STATUS_NOT_SUPPORTED, "scatter: nothing to scatter into");
-  Source source;
+  ScatterArgs args{};
   if (scalar_src) {
     const hal_scalar_t& v = call.scalars[0];
-    source.value_is_int = v.kind != 0;
-    source.f = scalar_as_double(v);
-    source.i = scalar_as_int(v);
+    args.src.value_is_int = v.kind != 0;
+    args.src.f = scalar_as_double(v);
+    args.src.i = scalar_as_int(v);
   } else {
-    source.tensor = operand_of(src);
+    args.ops[2] = operand_of(src);
   }
-  Operand out_op = operand_of(out);
-  const int64_t dim_stride = out_op.strides[dim];
-  out_op.strides[dim] = 0;
-  const bool integral = !is_floating(dt);
-  return launch_kernel<scatter_kernel>("scatter", call.device, grid_for(n, kThreads), kThreads, 0, call.stream, out_op,
-                                       operand_of(index), source, dim_stride, out.shape[dim], shape_of(index), n,
-                                       reduce == 1, integral);
+  args.ops[0] = operand_of(out);
+  args.ops[1] = operand_of(index);
+  args.out_dim_stride = args.ops[0].strides[dim];
+  args.ops[0].strides[dim] = 0;
+  args.out_dim_size = out.shape[dim];
+  args.shape = shape_of(index);
+  args.n = n;
+  args.add = reduce == 1;
+  args.integral = !is_floating(dt);
+  return launch_kernel<scatter_kernel>("scatter", call.device, grid_for(n, kThreads), kThreads, 0, call.stream, args);
 }
 
 hal_status_t index_put(const OpCall& call) {
@@ -345,9 +381,9 @@ hal_status_t index_put(const OpCall& call) {
   const int64_t n = numel(values);
   if (n == 0) return HAL_STATUS_SUCCESS;
   if (numel(out) == 0) return fail(HAL_STATUS_NOT_SUPPORTED, "index_put: nothing to put into");
-  return launch_kernel<index_put_kernel>("index_put", call.device, grid_for(n, kThreads), kThreads, 0, call.stream,
-                                         operand_of(out), operand_of(values), operand_of(index), index.strides[0],
-                                         shape_of(values), out.shape[0], n, accumulate, !is_floating(dt));
+  const IndexPutArgs args{operand_of(out), operand_of(values), operand_of(index), index.strides[0], shape_of(values),
+                          out.shape[0], n, accumulate, !is_floating(dt)};
+  return launch_kernel<index_put_kernel>("index_put", call.device, grid_for(n, kThreads), kThreads, 0, call.stream, args);
 }
 
 }  // namespace

@@ -32,6 +32,20 @@ struct Counter {
   uint64_t seed, offset;
 };
 
+// Every elementwise random kernel's arguments, one struct (see Operand in tensor_access.cuh: separate by-value
+// Shape and Operand parameters cost each thread a local copy of them, hundreds of bytes).
+struct RandomArgs {
+  Operand out;
+  Operand p;  // BERNOULLI's probabilities (base == nullptr: the value `a`)
+  Shape shape;
+  bool contiguous = false;
+  int64_t n = 0;
+  Counter ctr{};
+  double a = 0, b = 0;    // UNIFORM into floats: [a, b); NORMAL: mean a, standard deviation b; BERNOULLI: p = a
+  int64_t from = 0;       // UNIFORM into integers: from + [0, range)
+  uint64_t range = 0;
+};
+
 // The output position of element i: contiguous outputs skip the division walk.
 __device__ __forceinline__ char* position(const Operand& out, const Shape& shape, bool contiguous, int64_t i) {
   if (contiguous) return out.base + i * out.elem_size;
@@ -45,9 +59,10 @@ __device__ __forceinline__ char* position(const Operand& out, const Shape& shape
        i += static_cast<int64_t>(gridDim.x) * blockDim.x)
 
 template <class T>
-__global__ void uniform_floating(Operand out, Shape shape, bool contiguous, int64_t n, Counter ctr, double from,
-                                 double to) {
-  HAL_FOR_EACH_ELEMENT(i, n) {
+__global__ void uniform_floating(RandomArgs args) {
+  const Counter& ctr = args.ctr;
+  const double from = args.a, to = args.b;
+  HAL_FOR_EACH_ELEMENT(i, args.n) {
     const Words r = philox4x32_10(ctr.offset + static_cast<uint64_t>(i), ctr.seed);
     T v;
     if (std::is_same<T, double>::value) {
@@ -58,29 +73,31 @@ __global__ void uniform_floating(Operand out, Shape shape, bool contiguous, int6
       v = from_acc<T>(f);
       if (to_acc<double>(v) >= to) v = from_acc<T>(from);
     }
-    *reinterpret_cast<T*>(position(out, shape, contiguous, i)) = v;
+    *reinterpret_cast<T*>(position(args.out, args.shape, args.contiguous, i)) = v;
   }
 }
 
-__global__ void uniform_integer(Operand out, Shape shape, bool contiguous, int64_t n, Counter ctr, int64_t from,
-                                uint64_t range) {
-  HAL_FOR_EACH_ELEMENT(i, n) {
+__global__ void uniform_integer(RandomArgs args) {
+  const Counter& ctr = args.ctr;
+  const uint64_t range = args.range;
+  HAL_FOR_EACH_ELEMENT(i, args.n) {
     const Words r = philox4x32_10(ctr.offset + static_cast<uint64_t>(i), ctr.seed);
     uint64_t draw;
     if (range == 0) draw = join(r.x, r.y);                       // the full 64-bit range
     else if (range <= (1ull << 32)) draw = r.x % range;
     else draw = join(r.x, r.y) % range;
-    const int64_t v = static_cast<int64_t>(static_cast<uint64_t>(from) + draw);
-    store_from<int64_t>(position(out, shape, contiguous, i), out.dtype, v);
+    const int64_t v = static_cast<int64_t>(static_cast<uint64_t>(args.from) + draw);
+    store_from<int64_t>(position(args.out, args.shape, args.contiguous, i), args.out.dtype, v);
   }
 }
 
 
 // Box-Muller: z = sqrt(-2 ln u1) cos(2 pi u2), u1 in (0, 1] so the logarithm stays finite.
 template <class T>
-__global__ void normal_kernel(Operand out, Shape shape, bool contiguous, int64_t n, Counter ctr, double mean,
-                              double stddev) {
-  HAL_FOR_EACH_ELEMENT(i, n) {
+__global__ void normal_kernel(RandomArgs args) {
+  const Counter& ctr = args.ctr;
+  const double mean = args.a, stddev = args.b;
+  HAL_FOR_EACH_ELEMENT(i, args.n) {
     const Words r = philox4x32_10(ctr.offset + static_cast<uint64_t>(i), ctr.seed);
     T v;
     if (std::is_same<T, double>::value) {
@@ -90,22 +107,24 @@ __global__ void normal_kernel(Operand out, Shape shape, bool contiguous, int64_t
     } else {
       v = from_acc<T>(static_cast<float>(mean) + static_cast<float>(stddev) * normal_float(r));
     }
-    *reinterpret_cast<T*>(position(out, shape, contiguous, i)) = v;
+    *reinterpret_cast<T*>(position(args.out, args.shape, args.contiguous, i)) = v;
   }
 }
 
-// out = u < p, p a tensor of out's shape (p.base set) or the value p_value.
-__global__ void bernoulli_kernel(Operand out, Operand p, double p_value, Shape shape, bool contiguous, int64_t n,
-                                 Counter ctr) {
-  HAL_FOR_EACH_ELEMENT(i, n) {
+// out = u < p, p a tensor of out's shape (p.base set) or the value `a`.
+__global__ void bernoulli_kernel(RandomArgs args) {
+  const Counter& ctr = args.ctr;
+  const Operand& p = args.p;
+  HAL_FOR_EACH_ELEMENT(i, args.n) {
     const Words r = philox4x32_10(ctr.offset + static_cast<uint64_t>(i), ctr.seed);
-    double prob = p_value;
+    double prob = args.a;
     if (p.base) {
       int64_t off;
-      offsets_of<1>(i, shape, &p, &off);
+      offsets_of<1>(i, args.shape, &p, &off);
       prob = load_as<double>(p.base + off * p.elem_size, p.dtype);
     }
-    store_from<int64_t>(position(out, shape, contiguous, i), out.dtype, unit_double(join(r.x, r.y)) < prob ? 1 : 0);
+    store_from<int64_t>(position(args.out, args.shape, args.contiguous, i), args.out.dtype,
+                        unit_double(join(r.x, r.y)) < prob ? 1 : 0);
   }
 }
 
@@ -233,15 +252,14 @@ hal_status_t randperm(const OpCall& call) {
 }
 
 template <class T>
-hal_status_t launch_typed(const OpCall& call, const Operand& out, const Shape& shape, bool contiguous, int64_t n,
-                          Counter ctr) {
-  const double a = scalar_as_double(op_scalar(call, 0)), b = scalar_as_double(op_scalar(call, 1));
+hal_status_t launch_typed(const OpCall& call, RandomArgs args) {
+  args.a = scalar_as_double(op_scalar(call, 0));
+  args.b = scalar_as_double(op_scalar(call, 1));
+  const unsigned grid = grid_for(args.n, kThreads);
   if (call.op == HAL_OP_UNIFORM) {
-    return launch_kernel<uniform_floating<T>>("uniform", call.device, grid_for(n, kThreads), kThreads, 0, call.stream,
-                                              out, shape, contiguous, n, ctr, a, b);
+    return launch_kernel<uniform_floating<T>>("uniform", call.device, grid, kThreads, 0, call.stream, args);
   }
-  return launch_kernel<normal_kernel<T>>("normal", call.device, grid_for(n, kThreads), kThreads, 0, call.stream, out,
-                                         shape, contiguous, n, ctr, a, b);
+  return launch_kernel<normal_kernel<T>>("normal", call.device, grid, kThreads, 0, call.stream, args);
 }
 
 }  // namespace
@@ -256,9 +274,11 @@ hal_status_t launch_random(const OpCall& call) {
   const DType dt = dtype_of(out.dtype);
   if (out.ndim < 0 || dt == DType::Unsupported) return fail(HAL_STATUS_NOT_SUPPORTED, "random: unsupported output");
   const int64_t n = numel(out);
-  const Operand out_op = operand_of(out);
-  const Shape shape = shape_of(out);
-  const bool contiguous = is_contiguous(out);
+  RandomArgs args;
+  args.out = operand_of(out);
+  args.shape = shape_of(out);
+  args.contiguous = is_contiguous(out);
+  args.n = n;
 
   if (call.op == HAL_OP_BERNOULLI) {
     if (call.num_inputs != 1) return fail(HAL_STATUS_NOT_SUPPORTED, "bernoulli: p expected");
@@ -275,27 +295,28 @@ hal_status_t launch_random(const OpCall& call) {
       }
     }
     if (n == 0) return HAL_STATUS_SUCCESS;
-    const double p_value = scalar_p ? scalar_as_double(call.scalars[0]) : 0.0;
+    args.a = scalar_p ? scalar_as_double(call.scalars[0]) : 0.0;
+    if (!scalar_p) args.p = operand_of(p);
+    args.ctr = counter_of(call, first);
     return launch_kernel<bernoulli_kernel>("bernoulli", call.device, grid_for(n, kThreads), kThreads, 0, call.stream,
-                                           out_op, scalar_p ? Operand() : operand_of(p), p_value, shape, contiguous, n,
-                                           counter_of(call, first));
+                                           args);
   }
 
   if (call.num_inputs != 0 || !has_scalars(call, 4)) return fail(HAL_STATUS_NOT_SUPPORTED, "random: operands");
   if (n == 0) return HAL_STATUS_SUCCESS;
-  const Counter ctr = counter_of(call, 2);
+  args.ctr = counter_of(call, 2);
   switch (dt) {
-    case DType::F32: return launch_typed<float>(call, out_op, shape, contiguous, n, ctr);
-    case DType::F16: return launch_typed<__half>(call, out_op, shape, contiguous, n, ctr);
-    case DType::BF16: return launch_typed<__nv_bfloat16>(call, out_op, shape, contiguous, n, ctr);
-    case DType::F64: return launch_typed<double>(call, out_op, shape, contiguous, n, ctr);
+    case DType::F32: return launch_typed<float>(call, args);
+    case DType::F16: return launch_typed<__half>(call, args);
+    case DType::BF16: return launch_typed<__nv_bfloat16>(call, args);
+    case DType::F64: return launch_typed<double>(call, args);
     default: break;
   }
   if (call.op == HAL_OP_NORMAL) return fail(HAL_STATUS_NOT_SUPPORTED, "normal: floating outputs only");
-  const int64_t from = scalar_as_int(op_scalar(call, 0));
-  const uint64_t range = static_cast<uint64_t>(scalar_as_int(op_scalar(call, 1))) - static_cast<uint64_t>(from);
+  args.from = scalar_as_int(op_scalar(call, 0));
+  args.range = static_cast<uint64_t>(scalar_as_int(op_scalar(call, 1))) - static_cast<uint64_t>(args.from);
   return launch_kernel<uniform_integer>("uniform_integer", call.device, grid_for(n, kThreads), kThreads, 0, call.stream,
-                                        out_op, shape, contiguous, n, ctr, from, range);
+                                        args);
 }
 
 }  // namespace hal_gpu

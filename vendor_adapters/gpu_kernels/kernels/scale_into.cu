@@ -11,35 +11,46 @@ namespace {
 
 // One thread per output element, grid-stride, over the dimensions left after merge_contiguous_dims (a dense
 // c of the output's layout is one dimension: no division per element). Narrow: fewer than 2^31 elements,
-// 32-bit indexes divided by multiply-high (64-bit divisions had made a 103 MB copy take 2.2 ms on the
-// H100, GPT-2's tied embedding gradient under torch.compile). T is the compute type: float for 16- and
-// 32-bit floats, double for float64.
+// 32-bit indexes divided by multiply-high. One argument struct (see Operand in tensor_access.cuh: as separate
+// parameters, the operands were copied to each thread's local memory, and GPT-2's tied embedding gradient, a
+// 103 MB copy, took 1.5 ms on the H100). T is the compute type: float for 16- and 32-bit floats, double for
+// float64.
+template <class T>
+struct ScaleIntoArgs {
+  Shape shape;
+  Divisors div;     // of shape (the Narrow kernel's)
+  Operand ops[2];   // out, src
+  bool has_src;
+  T scale;
+  int64_t n;
+};
+
 template <class T, bool Narrow>
-__global__ void scale_into_kernel(Shape shape, Divisors div, Operand out, Operand src, bool has_src, T scale,
-                                  int64_t n) {
+__global__ void scale_into_kernel(ScaleIntoArgs<T> a) {
   using Index = std::conditional_t<Narrow, uint32_t, int64_t>;
-  const Operand ops[2] = {out, src};
   const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
-  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < static_cast<Index>(n); i += stride) {
+  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < static_cast<Index>(a.n); i += stride) {
     int64_t offsets[2];
-    if constexpr (Narrow) offsets_of32<2>(i, shape, div, ops, offsets);
-    else offsets_of<2>(i, shape, ops, offsets);
-    const T v = has_src ? scale * load_as<T>(src.base + offsets[1] * src.elem_size, src.dtype) : T(0);
+    if constexpr (Narrow) offsets_of32<2>(i, a.shape, a.div, a.ops, offsets);
+    else offsets_of<2>(i, a.shape, a.ops, offsets);
+    const Operand& out = a.ops[0];
+    const Operand& src = a.ops[1];
+    const T v = a.has_src ? a.scale * load_as<T>(src.base + offsets[1] * src.elem_size, src.dtype) : T(0);
     store_from<T>(out.base + offsets[0] * out.elem_size, out.dtype, v);
   }
 }
 
 template <class T>
-hal_status_t launch_scale_into(Shape shape, const Operand& o, const Operand& s, bool has_src, T scale, int64_t n,
-                               int32_t device, cudaStream_t stream) {
+hal_status_t launch_scale_into(const Shape& shape, const Operand& o, const Operand& s, bool has_src, T scale,
+                               int64_t n, int32_t device, cudaStream_t stream) {
   constexpr int kThreads = 256;
   const unsigned grid = static_cast<unsigned>(std::min<int64_t>((n + kThreads - 1) / kThreads, 65535));
+  ScaleIntoArgs<T> args{shape, Divisors(), {o, s}, has_src, scale, n};
   if (n < (int64_t{1} << 31)) {
-    return launch_kernel<scale_into_kernel<T, true>>("scale_into_kernel", device, grid, kThreads, 0, stream, shape,
-                                                     divisors_of(shape), o, s, has_src, scale, n);
+    args.div = divisors_of(shape);
+    return launch_kernel<scale_into_kernel<T, true>>("scale_into_kernel", device, grid, kThreads, 0, stream, args);
   }
-  return launch_kernel<scale_into_kernel<T, false>>("scale_into_kernel", device, grid, kThreads, 0, stream, shape,
-                                                    Divisors(), o, s, has_src, scale, n);
+  return launch_kernel<scale_into_kernel<T, false>>("scale_into_kernel", device, grid, kThreads, 0, stream, args);
 }
 
 // The last two dimensions of `src` transposed against `out`'s (in out's memory order): out is contiguous
