@@ -59,7 +59,9 @@ enum {
   HAL_OP_MATMUL = 40,       /* outputs[0] = inputs[0] @ inputs[1], 2-D */
   HAL_OP_GEMM = 41,         /* out = alpha * a @ b + beta * c: a [B,M,K] or [M,K], b [B,K,N] or [K,N],
                                c ABSENT or out's shape (broadcast strides allowed); (s) alpha, beta.
-                               Each matrix has unit stride in one of its last two dims. */
+                               Each matrix has unit stride in one of its last two dims. Optionally also
+                               4-D a [B1,B2,M,K], b [B1,B2,K,N], out [B1,B2,M,N], any batch strides
+                               (attention's heads); an adapter may answer NOT_SUPPORTED for 4-D. */
 
   /* unary, elementwise */
   HAL_OP_NEG = 100, HAL_OP_ABS = 101, HAL_OP_EXP = 102, HAL_OP_LOG = 103, HAL_OP_SQRT = 104,

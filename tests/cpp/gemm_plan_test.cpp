@@ -218,6 +218,57 @@ TEST(GemmPlan, BatchedGemmKeepsTheCublasPath) {
   EXPECT_EQ(g.p.bias, nullptr);
 }
 
+hal_tensor_t absent() {
+  hal_tensor_t t{};
+  t.ndim = -1;
+  return t;
+}
+
+// 4-D operands [B1, B2, M, K] whose batch dims merge (contiguous): one batch stride, the strided-batched call.
+TEST(GemmPlan, FourDimensionalDenseOperandsMergeIntoOneBatch) {
+  View a({2, 3, 4, 8}, {96, 32, 8, 1}, kF32), b({2, 3, 8, 5}, {120, 40, 5, 1}, kF32);
+  View out({2, 3, 4, 5}, {60, 20, 5, 1}, kF32);
+  Planner g;
+  ASSERT_EQ(g.run(a, b, absent(), out, 1.0, 0.0), HAL_STATUS_SUCCESS);
+  EXPECT_EQ(g.p.batch, 6);
+  EXPECT_EQ(g.p.group_size, 0);
+  EXPECT_EQ(g.p.batch_stride_out, 20);
+  EXPECT_EQ(g.p.first.batch_stride, 40);  // row-major out: cuBLAS's first operand is b
+  EXPECT_EQ(g.p.second.batch_stride, 32);
+}
+
+// Attention's query [B, H, L, D] sliced out of a fused projection [B, L, 3, H, D]: strides (3 L H D, D, 3 H D, 1),
+// whose batch dims do not merge: groups of H matrices, every operand addressed by its own two batch strides.
+TEST(GemmPlan, FourDimensionalHeadSlicesTakeTheGroupedCall) {
+  constexpr int64_t B = 2, H = 3, L = 4, D = 2;
+  View q({B, H, L, D}, {3 * L * H * D, D, 3 * H * D, 1}, kF32);
+  View k_t({B, H, D, L}, {3 * L * H * D, D, 1, 3 * H * D}, kF32);  // k transposed: column-major matrices
+  View scores({B, H, L, L}, {H * L * L, L * L, L, 1}, kF32);
+  Planner g;
+  ASSERT_EQ(g.run(q, k_t, absent(), scores, 0.5, 0.0), HAL_STATUS_SUCCESS);
+  EXPECT_EQ(g.p.batch, B * H);
+  EXPECT_EQ(g.p.group_size, H);
+  EXPECT_EQ(g.p.group_stride_out, H * L * L);
+  EXPECT_EQ(g.p.batch_stride_out, L * L);
+  // out^T = k_t^T q^T: cuBLAS's first operand is k_t (column-major, used as stored: op T against the
+  // row-major output), its second q.
+  EXPECT_EQ(g.p.first.group_stride, 3 * L * H * D);
+  EXPECT_EQ(g.p.first.batch_stride, D);
+  EXPECT_TRUE(g.p.first.transpose);
+  EXPECT_EQ(g.p.first.ld, 3 * H * D);
+  EXPECT_EQ(g.p.second.group_stride, 3 * L * H * D);
+  EXPECT_EQ(g.p.second.batch_stride, D);
+  EXPECT_EQ(g.p.second.ld, 3 * H * D);
+}
+
+TEST(GemmPlan, FourDimensionalOperandsMustShareTheirBatchDims) {
+  View a({2, 3, 4, 8}, {96, 32, 8, 1}, kF32), b({3, 2, 8, 5}, {80, 40, 5, 1}, kF32);
+  View b3({6, 8, 5}, {40, 5, 1}, kF32), out({2, 3, 4, 5}, {60, 20, 5, 1}, kF32);
+  Planner g;
+  EXPECT_EQ(g.run(a, b, absent(), out, 1.0, 0.0), HAL_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(g.run(a, b3, absent(), out, 1.0, 0.0), HAL_STATUS_INVALID_ARGUMENT);
+}
+
 TEST(GemmPlan, MatmulHasNoBias) {
   Linear l(4, 8, 6);
   const hal_tensor_t inputs[2] = {l.x.t, l.b.t};

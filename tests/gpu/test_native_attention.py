@@ -41,8 +41,8 @@ def gemm_route_allowed():
 
 
 def gemm_route_ran(profiled):
-    """Whether the fused op ran as GEMMs: the profiler records the aten::baddbmm_ calls it makes."""
-    return "aten::baddbmm_" in {e.name for e in profiled.events()}
+    """Whether the fused op ran as GEMMs: the profiler records a torch_hal::attention_gemm scope per GEMM."""
+    return "torch_hal::attention_gemm" in {e.name for e in profiled.events()}
 
 
 class OpsSeen(TorchDispatchMode):
@@ -180,6 +180,34 @@ def test_sdpa_kernel_math_turns_the_fused_path_off(gpu_device, native):
     with native(), seen, sdpa_kernel(SDPBackend.MATH):
         F.scaled_dot_product_attention(q, q, q)
     assert FUSED not in seen.ops
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_slices_of_a_fused_projection(gpu_device, native, attention_route, causal):
+    """q, k and v as GPT-2 passes them: heads sliced out of one [B, L, 3, H, D] projection and seen as
+    [B, H, L, D] (strides (3 L H D, D, 3 H D, 1): no single stride across batch and head). The GEMM route reads
+    them, and writes the output and the gradients, where they lie (4-D GEMMs); gradients land in the projection's
+    gradient. Checked against float64 on the CPU."""
+    B, H, L, D = 3, 4, 40, 32
+    q, k, v = (make((B, H, L, D), torch.float32, seed=s, low=-1, high=1) for s in (21, 22, 23))
+    grad = make((B, H, L, D), torch.float32, seed=24, low=-1, high=1)
+    fused = torch.stack([t.transpose(1, 2) for t in (q, k, v)], dim=2).to(gpu_device).requires_grad_(True)
+    views = [fused[:, :, i].transpose(1, 2) for i in range(3)]
+    assert views[0].stride() == (3 * L * H * D, D, 3 * H * D, 1)
+    with native(), profile(activities=[ProfilerActivity.CPU]) as profiled:
+        out = F.scaled_dot_product_attention(*views, is_causal=causal)
+        out.backward(grad.to(gpu_device))
+    assert gemm_route_ran(profiled) == gemm_route_allowed()
+    # Laid out as the query (PyTorch's meta function: dense in the query's stride order, [B, L, H, D] in memory).
+    assert out.stride() == (L * H * D, D, H * D, 1)
+    ref = [t.double().requires_grad_(True) for t in (q, k, v)]
+    want = F.scaled_dot_product_attention(*ref, is_causal=causal)
+    want.backward(grad.double())
+    tol = TOLERANCE[torch.float32]
+    torch.testing.assert_close(out.detach().cpu().double(), want.detach(), **tol)
+    for i, name in enumerate("qkv"):
+        torch.testing.assert_close(fused.grad[:, :, i].transpose(1, 2).cpu().double(), ref[i].grad,
+                                   atol=tol["atol"] * 4, rtol=tol["rtol"] * 4, msg=lambda m: f"grad of {name}: {m}")
 
 
 @pytest.mark.parametrize("limit_pairs", [5, 3])

@@ -22,6 +22,7 @@ Loaded load() {
            resolve_symbol(library, "cublasSetStream_v2", "cublasSetStream", &a.set_stream) &&
            resolve_symbol(library, "cublasSetWorkspace_v2", "cublasSetWorkspace", &a.set_workspace) &&
            resolve_symbol(library, "cublasGemmStridedBatchedEx", nullptr, &a.gemm_strided_batched_ex) &&
+           resolve_symbol(library, "cublasGemmBatchedEx", nullptr, &a.gemm_batched_ex) &&
            resolve_symbol(library, "cublasGetStatusName", nullptr, &a.status_name) &&
            resolve_symbol(library, "cublasGetStatusString", nullptr, &a.status_string);
   }, &tried) != nullptr;

@@ -43,6 +43,11 @@ struct CublasApi {
                                  long long stride_a, const void* b, cudaDataType_t b_type, int ldb,
                                  long long stride_b, const void* beta, void* c, cudaDataType_t c_type, int ldc,
                                  long long stride_c, int batch_count, int compute_type, int algo);
+  // A matrix pointer per batch member (device arrays): the grouped GEMM plans (gemm_plan.h's group_size).
+  int (*gemm_batched_ex)(cublasHandle_t handle, int transa, int transb, int m, int n, int k, const void* alpha,
+                         const void* const a[], cudaDataType_t a_type, int lda, const void* const b[],
+                         cudaDataType_t b_type, int ldb, const void* beta, void* const c[], cudaDataType_t c_type,
+                         int ldc, int batch_count, int compute_type, int algo);  // cublasGemmBatchedEx
   const char* (*status_name)(int status);                            // cublasGetStatusName
   const char* (*status_string)(int status);                          // cublasGetStatusString
 };

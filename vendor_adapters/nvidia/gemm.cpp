@@ -9,7 +9,9 @@
 #include "cublas_library.h"
 #include "cublaslt_library.h"
 #include "cuda_status.h"
+#include "kernels/adapter_services.h"
 #include "kernels/gemm_plan.h"
+#include "kernels/gemm_pointers.h"
 #include "kernels/gemm_prologue.h"
 #include "kernels/op_call.h"
 #include "kernels/scale_into.h"
@@ -38,6 +40,32 @@ hal_status_t run_cublas(const CublasApi& api, cublasHandle_t handle, const GemmP
       static_cast<int>(p.batch), f64 ? kCublasCompute64F : kCublasCompute32F, kCublasGemmDefault);
   if (status == kCublasSuccess) return HAL_STATUS_SUCCESS;
   return fail(status_of_cublas(status), cublas_error(api, "cublasGemmStridedBatchedEx", status));
+}
+
+// A grouped plan (4-D operands whose batch dims do not merge into one stride) through cuBLAS's pointer-array
+// call: the matrix pointers written on the device first, into stream scratch, by the kernel library.
+hal_status_t run_cublas_grouped(const CublasApi& api, cublasHandle_t handle, const GemmPlan& p, int32_t device,
+                                cudaStream_t stream) {
+  const size_t elem = p.type == GemmType::F64 ? 8 : p.type == GemmType::F32 ? 4 : 2;
+  hal_gpu::StreamScratch pointers(device, stream, 3 * static_cast<size_t>(p.batch) * sizeof(void*));
+  if (!pointers.ok()) return fail(HAL_STATUS_OUT_OF_DEVICE_MEMORY, "GEMM: no device memory for the matrix pointers");
+  void** array = pointers.as<void*>();
+  if (hal_status_t s = hal_gpu::write_gemm_pointers(p, static_cast<int>(elem), array, device, stream); s != HAL_STATUS_SUCCESS) {
+    return s;
+  }
+  const bool f64 = p.type == GemmType::F64;
+  const float alpha_f = static_cast<float>(p.alpha), beta_f = static_cast<float>(p.beta);
+  const void* alpha = f64 ? static_cast<const void*>(&p.alpha) : &alpha_f;
+  const void* beta = f64 ? static_cast<const void*>(&p.beta) : &beta_f;
+  const cudaDataType_t type = cuda_type(p.type);
+  const int status = api.gemm_batched_ex(
+      handle, p.first.transpose ? kCublasOpT : kCublasOpN, p.second.transpose ? kCublasOpT : kCublasOpN,
+      static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), alpha, array, type,
+      static_cast<int>(p.first.ld), array + p.batch, type, static_cast<int>(p.second.ld), beta, array + 2 * p.batch,
+      type, static_cast<int>(p.ld_out), static_cast<int>(p.batch), f64 ? kCublasCompute64F : kCublasCompute32F,
+      kCublasGemmDefault);
+  if (status == kCublasSuccess) return HAL_STATUS_SUCCESS;
+  return fail(status_of_cublas(status), cublas_error(api, "cublasGemmBatchedEx", status));
 }
 
 // The bias through cuBLASLt's epilogue, one kernel. NOT_SUPPORTED (nothing queued, no message) where
@@ -83,6 +111,7 @@ hal_status_t launch_gemm(const OpCall& call) {
   if (plan.c && !plan.c_is_out) {
     if (hal_status_t s = scale_into(out, plan.c, 1.0, call.device, call.stream); s != HAL_STATUS_SUCCESS) return s;
   }
+  if (plan.group_size) return run_cublas_grouped(*api, handle, plan, call.device, call.stream);
   return run_cublas(*api, handle, plan);
 }
 

@@ -27,6 +27,8 @@ void strides_of(const hal_tensor_t& t, int64_t batch, int64_t* s) {
 hal_status_t plan_gemm(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
                        int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
                        std::vector<Launch>* launches) {
+  // 2-D and 3-D only (strides_of below); 4-D products (attention's) are made dense and 3-D by the caller.
+  if (num_outputs == 1 && outputs[0].ndim > 3) return HAL_STATUS_NOT_SUPPORTED;
   hal_gpu::GemmPlan rules;
   std::string why;
   const hal_status_t st =

@@ -6,21 +6,35 @@
 namespace hal_gpu {
 namespace {
 
-// One operand as [batch, rows, cols] with element strides (a 2-D tensor has batch 1, stride 0).
+// One operand as [batch, rows, cols] with element strides (a 2-D tensor has batch 1, stride 0). A 4-D
+// operand [B1, B2, rows, cols] is a batch of B1 * B2: with one batch stride where its two batch dims merge,
+// else as groups of B2 (group_size) at group_stride.
 struct Matrix {
   const hal_tensor_t* t = nullptr;
   int64_t batch = 1, rows = 0, cols = 0;
   int64_t batch_stride = 0, row_stride = 0, col_stride = 0;
+  int64_t group_size = 0, group_stride = 0;  // 4-D: B2 and the first dim's stride (group_size 0 where they merge)
 };
 
 bool as_matrix(const hal_tensor_t& t, Matrix* m) {
-  if (t.ndim != 2 && t.ndim != 3) return false;
+  if (t.ndim < 2 || t.ndim > 4) return false;
   const int b = t.ndim - 2;
+  int64_t elements = 1;
+  for (int i = 0; i < t.ndim; ++i) elements *= t.shape[i];
   // A matrix without elements may have no memory at all (data NULL): a K == 0 product reads neither a nor b.
-  if (t.data == nullptr && t.shape[0] * t.shape[1] * (b ? t.shape[2] : 1) != 0) return false;
+  if (t.data == nullptr && elements != 0) return false;
   m->t = &t;
-  m->batch = b ? t.shape[0] : 1;
-  m->batch_stride = b ? t.strides[0] : 0;
+  m->batch = b == 2 ? t.shape[0] * t.shape[1] : b ? t.shape[0] : 1;
+  m->batch_stride = b ? t.strides[b - 1] : 0;
+  if (b == 2) {
+    const int64_t groups = t.shape[0], per_group = t.shape[1];
+    if (per_group == 1) {
+      m->batch_stride = t.strides[0];
+    } else if (groups > 1 && t.strides[0] != per_group * t.strides[1]) {
+      m->group_size = per_group;
+      m->group_stride = t.strides[0];
+    }
+  }
   m->rows = t.shape[b];
   m->cols = t.shape[b + 1];
   m->row_stride = t.strides[b];
@@ -131,7 +145,7 @@ hal_status_t plan_gemm(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inpu
   }
   Matrix a, b, out;
   if (!as_matrix(inputs[0], &a) || !as_matrix(inputs[1], &b) || !as_matrix(outputs[0], &out)) {
-    *why = "takes 2-D or 3-D tensors only";
+    *why = "takes 2-D, 3-D or 4-D tensors only";
     return HAL_STATUS_NOT_SUPPORTED;
   }
   const hal_tensor_t* c = nullptr;
@@ -150,8 +164,16 @@ hal_status_t plan_gemm(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inpu
 
   const int64_t batch = out.batch, M = out.rows, N = out.cols, K = a.cols;
   const bool batched = outputs[0].ndim == 3;
-  if (a.rows != M || b.rows != K || b.cols != N || (!batched && (a.t->ndim == 3 || b.t->ndim == 3))) {
+  const bool four_d = outputs[0].ndim == 4;
+  if (a.rows != M || b.rows != K || b.cols != N || (!batched && !four_d && (a.t->ndim == 3 || b.t->ndim == 3))) {
     *why = "shapes do not match: a [B,M,K] or [M,K], b [B,K,N] or [K,N], out [B,M,N] or [M,N]";
+    return HAL_STATUS_INVALID_ARGUMENT;
+  }
+  // 4-D: no broadcasting; a, b and out share their two batch dims.
+  if ((four_d || a.t->ndim == 4 || b.t->ndim == 4) &&
+      (a.t->ndim != 4 || b.t->ndim != 4 || !four_d || a.t->shape[0] != out.t->shape[0] ||
+       a.t->shape[1] != out.t->shape[1] || b.t->shape[0] != out.t->shape[0] || b.t->shape[1] != out.t->shape[1])) {
+    *why = "4-D operands must all be 4-D with the same two batch dims: a [B1,B2,M,K], b [B1,B2,K,N], out [B1,B2,M,N]";
     return HAL_STATUS_INVALID_ARGUMENT;
   }
   if (c) {
@@ -183,7 +205,8 @@ hal_status_t plan_gemm(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inpu
   if (plan->empty || K == 0) return HAL_STATUS_SUCCESS;  // no cuBLAS call: the rest is not needed
 
   Layout la, lb, lo;
-  if (!layout_of(a, &la) || !layout_of(b, &lb) || !layout_of(out, &lo) || (batch > 1 && out.batch_stride == 0)) {
+  if (!layout_of(a, &la) || !layout_of(b, &lb) || !layout_of(out, &lo) || (batch > 1 && out.batch_stride == 0) ||
+      (out.group_size && out.group_stride == 0)) {
     *why = "needs each matrix to have unit stride in one of its last two dimensions, without overlap";
     return HAL_STATUS_NOT_SUPPORTED;
   }
@@ -204,6 +227,18 @@ hal_status_t plan_gemm(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inpu
   plan->out = element0(outputs[0]);
   plan->ld_out = lo.ld;
   plan->batch_stride_out = out.batch_stride;
+  if (a.group_size || b.group_size || out.group_size) {
+    // Every operand addressed by its own two batch strides, as groups of B2 matrices.
+    const auto group_of = [](const Matrix& m, BlasOperand* o) {
+      o->group_stride = m.t->strides[0];
+      o->batch_stride = m.t->strides[1];
+    };
+    plan->group_size = out.t->shape[1];
+    group_of(first, &plan->first);
+    group_of(second, &plan->second);
+    plan->group_stride_out = out.t->strides[0];
+    plan->batch_stride_out = out.t->strides[1];
+  }
   if (!fits_int(plan->m) || !fits_int(plan->n) || !fits_int(K) || !fits_int(batch) || !fits_int(lf.ld) ||
       !fits_int(ls.ld) || !fits_int(lo.ld)) {
     *why = "has a dimension or leading dimension beyond cuBLAS's 32-bit range";

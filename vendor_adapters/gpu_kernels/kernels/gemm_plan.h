@@ -1,6 +1,7 @@
 // Planning a GEMM: from the ABI's row-major, strided tensors to one strided-batched call of a column-major
-// BLAS (cuBLAS on NVIDIA, rocBLAS on AMD: both take the same operands). Pure logic, no vendor calls, so
-// every layout decision is in one place for every GPU adapter.
+// BLAS (cuBLAS on NVIDIA, rocBLAS on AMD: both take the same operands), or, for 4-D operands whose two batch
+// dims do not merge into one stride, one pointer-array batched call (GemmPlan::group_size). Pure logic, no
+// vendor calls, so every layout decision is in one place for every GPU adapter.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,7 @@ struct BlasOperand {
   bool transpose = false;  // the BLAS's op T rather than N
   int64_t ld = 0;
   int64_t batch_stride = 0;  // elements; 0 broadcasts one matrix over the batch
+  int64_t group_stride = 0;  // elements, with GemmPlan::group_size: the stride of a 4-D operand's first dim
 };
 
 struct GemmPlan {
@@ -26,6 +28,14 @@ struct GemmPlan {
   void* out = nullptr;
   int64_t ld_out = 0;
   int64_t batch_stride_out = 0;
+  // 0: one batch stride per operand (the strided-batched call). Otherwise the operands are 4-D [B1, B2, ..]
+  // whose two batch dims do not merge into one stride (the heads of attention's query, key and value sliced
+  // out of a fused projection), and matrix i of an operand starts at
+  //   group_stride * (i / group_size) + batch_stride * (i % group_size),   group_size = B2:
+  // a BLAS call that takes an array of matrix pointers (cublasGemmBatchedEx). An adapter without one answers
+  // NOT_SUPPORTED for such a plan.
+  int64_t group_size = 0;
+  int64_t group_stride_out = 0;
   double alpha = 1, beta = 0;             // beta is 0 when there is no c to add
   const hal_tensor_t* c = nullptr;        // c to add (beta != 0), or nullptr
   bool c_is_out = false;                  // c is the output itself: the BLAS reads it in place
