@@ -1,6 +1,7 @@
 """torch.compile on GPU hal devices: Inductor's Triton kernels on hal memory and hal's current stream
 (torch_hal/compile/triton_graph.py). The models of tests/python/test_compile_host.py, forward and backward,
 against eager CPU tensors under torch.hal.strict(). Skips without a GPU hal device or without triton."""
+import contextlib
 import sys
 
 import pytest
@@ -22,6 +23,14 @@ def triton_device(gpu_device):
     return gpu_device
 
 
+def _fallbacks_allowed(device):
+    """Ops the device's adapter may lack, which then run through the counted CPU fallback: the AMD adapter has
+    no convolutions yet (tests/gpu/test_native_nn.py checks the same for eager mode). Nothing on NVIDIA."""
+    if torch.hal.get_device_properties(device.index).adapter == "nvidia":
+        return set()
+    return {"aten::convolution", "aten::convolution_backward"}
+
+
 def _step(model, x):
     out = model(x)
     (out.float() ** 2).mean().backward()
@@ -41,11 +50,12 @@ def test_models_forward_and_backward_match_eager(triton_device, name):
     compiled = torch.compile(gpu_model)
     x = torch.randn(shape(2), generator=torch.Generator().manual_seed(1))
     expected = _step(cpu_model, x)
+    allowed = _fallbacks_allowed(triton_device)
     torch.hal.reset_fallback_stats()
-    with torch.hal.strict():
+    with torch.hal.strict() if not allowed else contextlib.nullcontext():
         got, code = run_and_get_code(_step, compiled, x.to(triton_device))
     torch.hal.synchronize()
-    assert torch.hal.fallback_stats() == {}
+    assert set(torch.hal.fallback_stats()) <= allowed, torch.hal.fallback_stats()
     assert got.device == triton_device
     joined = "\n".join(code)
     assert "@triton.jit" in joined and "get_raw_stream" in joined, joined[:2000]
