@@ -115,3 +115,18 @@ def test_kernels_run_on_the_current_hal_stream(triton_device):
         total = compiled(x)
     side.synchronize()
     assert total.item() == 12.0 * (1 << 20)
+
+
+def test_softmax_takes_inductors_online_softmax(triton_device):
+    """Inductor's one-pass softmax (max and sum together), which it enables for cuda and xpu only, runs for hal's
+    Triton path too (triton_graph._online_softmax_for_hal); the values match eager."""
+    from torch._inductor.utils import run_and_get_code
+
+    x = torch.randn(64, 4096, generator=torch.Generator().manual_seed(3))
+
+    def fn(t):
+        return torch.log_softmax(t, dim=-1) + torch.softmax(t, dim=-1)
+
+    got, code = run_and_get_code(torch.compile(fn), x.to(triton_device))
+    assert "online_softmax" in "\n".join(code)
+    torch.testing.assert_close(got.cpu(), fn(x), rtol=1e-5, atol=1e-5)

@@ -65,7 +65,26 @@ def install() -> None:
 
     hints.DeviceProperties.create = classmethod(create)
     _answer_gpu_type_beside_hal(utils)
+    after_import("torch._inductor.fx_passes.post_grad", _online_softmax_for_hal)
     _installed = True
+
+
+def _online_softmax_for_hal(post_grad) -> None:
+    """Inductor rewrites softmax and log_softmax into its online softmax (the max and the sum in one pass) only
+    for cuda and xpu tensors (prepare_softmax_extra_check: the rewrite has Triton kernels only), though hal's
+    Triton path runs the same kernels: GPT-2's compiled log_softmax took 0.27 ms a step on hal against 0.18 ms
+    on cuda without it. Patched before Inductor registers its post-grad patterns (lazily, at the first
+    compilation), which read the check by name then."""
+    original = post_grad.prepare_softmax_extra_check
+
+    def prepare_softmax_extra_check(match):
+        device = match.kwargs["x"].meta["val"].device
+        if device.type != "hal":
+            return original(match)
+        index = device.index if device.index is not None else _C.current_device()
+        return post_grad.config.online_softmax and triton_path_unavailable_reason(index) is None
+
+    post_grad.prepare_softmax_extra_check = prepare_softmax_extra_check
 
 
 # The modules that import get_gpu_type by name (a copy of the reference each), as of PyTorch 2.11 to 2.13.
