@@ -24,20 +24,35 @@ namespace {
 // newer GEMM kernels use more than earlier ones.
 uint64_t workspace_bytes(const DeviceState& d) { return d.cc_major >= 9 ? (uint64_t{32} << 20) : (uint64_t{8} << 20); }
 
+// Accumulation in FP32 for every float type up to 32 bits, without TF32 (cuBLAS's default math mode), which
+// matches torch.cuda's defaults; FP64 in FP64. alpha and beta have the compute type. Not copyable: alpha and
+// beta may point into it.
+struct ComputeScalars {
+  explicit ComputeScalars(const GemmPlan& p)
+      : f64(p.type == GemmType::F64),
+        alpha_f(static_cast<float>(p.alpha)),
+        beta_f(static_cast<float>(p.beta)),
+        alpha(f64 ? static_cast<const void*>(&p.alpha) : &alpha_f),
+        beta(f64 ? static_cast<const void*>(&p.beta) : &beta_f),
+        compute_type(f64 ? kCublasCompute64F : kCublasCompute32F) {}
+  ComputeScalars(const ComputeScalars&) = delete;
+  ComputeScalars& operator=(const ComputeScalars&) = delete;
+  const bool f64;
+  const float alpha_f, beta_f;
+  const void* const alpha;
+  const void* const beta;
+  const int compute_type;
+};
+
 hal_status_t run_cublas(const CublasApi& api, cublasHandle_t handle, const GemmPlan& p) {
-  // Accumulation in FP32 for every float type up to 32 bits, without TF32 (cuBLAS's default math mode),
-  // which matches torch.cuda's defaults; FP64 in FP64. alpha and beta have the compute type.
-  const bool f64 = p.type == GemmType::F64;
-  const float alpha_f = static_cast<float>(p.alpha), beta_f = static_cast<float>(p.beta);
-  const void* alpha = f64 ? static_cast<const void*>(&p.alpha) : &alpha_f;
-  const void* beta = f64 ? static_cast<const void*>(&p.beta) : &beta_f;
+  const ComputeScalars scalars(p);
   const cudaDataType_t type = cuda_type(p.type);
   const int status = api.gemm_strided_batched_ex(
       handle, p.first.transpose ? kCublasOpT : kCublasOpN, p.second.transpose ? kCublasOpT : kCublasOpN,
-      static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), alpha, p.first.data, type,
+      static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), scalars.alpha, p.first.data, type,
       static_cast<int>(p.first.ld), p.first.batch_stride, p.second.data, type, static_cast<int>(p.second.ld),
-      p.second.batch_stride, beta, p.out, type, static_cast<int>(p.ld_out), p.batch_stride_out,
-      static_cast<int>(p.batch), f64 ? kCublasCompute64F : kCublasCompute32F, kCublasGemmDefault);
+      p.second.batch_stride, scalars.beta, p.out, type, static_cast<int>(p.ld_out), p.batch_stride_out,
+      static_cast<int>(p.batch), scalars.compute_type, kCublasGemmDefault);
   if (status == kCublasSuccess) return HAL_STATUS_SUCCESS;
   return fail(status_of_cublas(status), cublas_error(api, "cublasGemmStridedBatchedEx", status));
 }
@@ -50,19 +65,15 @@ hal_status_t run_cublas_grouped(const CublasApi& api, cublasHandle_t handle, con
   hal_gpu::StreamScratch pointers(device, stream, 3 * static_cast<size_t>(p.batch) * sizeof(void*));
   if (!pointers.ok()) return fail(HAL_STATUS_OUT_OF_DEVICE_MEMORY, "GEMM: no device memory for the matrix pointers");
   void** array = pointers.as<void*>();
-  if (hal_status_t s = hal_gpu::write_gemm_pointers(p, static_cast<int>(elem), array, device, stream); s != HAL_STATUS_SUCCESS) {
-    return s;
-  }
-  const bool f64 = p.type == GemmType::F64;
-  const float alpha_f = static_cast<float>(p.alpha), beta_f = static_cast<float>(p.beta);
-  const void* alpha = f64 ? static_cast<const void*>(&p.alpha) : &alpha_f;
-  const void* beta = f64 ? static_cast<const void*>(&p.beta) : &beta_f;
+  const hal_status_t written = hal_gpu::write_gemm_pointers(p, static_cast<int>(elem), array, device, stream);
+  if (written != HAL_STATUS_SUCCESS) return written;
+  const ComputeScalars scalars(p);
   const cudaDataType_t type = cuda_type(p.type);
   const int status = api.gemm_batched_ex(
       handle, p.first.transpose ? kCublasOpT : kCublasOpN, p.second.transpose ? kCublasOpT : kCublasOpN,
-      static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), alpha, array, type,
-      static_cast<int>(p.first.ld), array + p.batch, type, static_cast<int>(p.second.ld), beta, array + 2 * p.batch,
-      type, static_cast<int>(p.ld_out), static_cast<int>(p.batch), f64 ? kCublasCompute64F : kCublasCompute32F,
+      static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), scalars.alpha, array, type,
+      static_cast<int>(p.first.ld), array + p.batch, type, static_cast<int>(p.second.ld), scalars.beta,
+      array + 2 * p.batch, type, static_cast<int>(p.ld_out), static_cast<int>(p.batch), scalars.compute_type,
       kCublasGemmDefault);
   if (status == kCublasSuccess) return HAL_STATUS_SUCCESS;
   return fail(status_of_cublas(status), cublas_error(api, "cublasGemmBatchedEx", status));
