@@ -15,9 +15,9 @@
 #include "native/attention_by_gemm.h"
 
 #include <ATen/ops/bmm.h>
-#include <ATen/record_function.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/sum.h>
+#include <ATen/record_function.h>
 #include <c10/util/irange.h>
 
 #include <algorithm>
