@@ -61,11 +61,10 @@ hal_status_t run_cublas(const CublasApi& api, cublasHandle_t handle, const GemmP
 // call: the matrix pointers written on the device first, into stream scratch, by the kernel library.
 hal_status_t run_cublas_grouped(const CublasApi& api, cublasHandle_t handle, const GemmPlan& p, int32_t device,
                                 cudaStream_t stream) {
-  const size_t elem = p.type == GemmType::F64 ? 8 : p.type == GemmType::F32 ? 4 : 2;
   hal_gpu::StreamScratch pointers(device, stream, 3 * static_cast<size_t>(p.batch) * sizeof(void*));
   if (!pointers.ok()) return fail(HAL_STATUS_OUT_OF_DEVICE_MEMORY, "GEMM: no device memory for the matrix pointers");
   void** array = pointers.as<void*>();
-  const hal_status_t written = hal_gpu::write_gemm_pointers(p, static_cast<int>(elem), array, device, stream);
+  const hal_status_t written = hal_gpu::write_gemm_pointers(p, array, device, stream);
   if (written != HAL_STATUS_SUCCESS) return written;
   const ComputeScalars scalars(p);
   const cudaDataType_t type = cuda_type(p.type);

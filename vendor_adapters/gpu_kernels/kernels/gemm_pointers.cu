@@ -28,17 +28,18 @@ __global__ void gemm_pointers_kernel(PointerArgs a) {
   }
 }
 
+int64_t element_bytes(GemmType type) { return type == GemmType::F64 ? 8 : type == GemmType::F32 ? 4 : 2; }
+
 }  // namespace
 
-hal_status_t write_gemm_pointers(const GemmPlan& plan, int elem_size, void** pointers, int32_t device,
-                                 cudaStream_t stream) {
+hal_status_t write_gemm_pointers(const GemmPlan& plan, void** pointers, int32_t device, cudaStream_t stream) {
   PointerArgs args{{static_cast<const char*>(plan.first.data), static_cast<const char*>(plan.second.data),
                     static_cast<const char*>(plan.out)},
                    {plan.first.group_stride, plan.second.group_stride, plan.group_stride_out},
                    {plan.first.batch_stride, plan.second.batch_stride, plan.batch_stride_out},
                    plan.group_size,
                    plan.batch,
-                   elem_size,
+                   element_bytes(plan.type),
                    pointers};
   constexpr int kThreads = 256;
   const unsigned grid = static_cast<unsigned>(std::min<int64_t>((plan.batch + kThreads - 1) / kThreads, 1024));

@@ -9,9 +9,7 @@
 namespace hal_gpu {
 
 // pointers[0 .. batch) are the BLAS's first operand's matrices, [batch .. 2 batch) its second's, [2 batch ..
-// 3 batch) the output's; `pointers` is device memory for 3 * plan.batch pointers. `elem_size` is the operands'
-// element size in bytes. Queued on `stream`.
-hal_status_t write_gemm_pointers(const GemmPlan& plan, int elem_size, void** pointers, int32_t device,
-                                 cudaStream_t stream);
+// 3 batch) the output's; `pointers` is device memory for 3 * plan.batch pointers. Queued on `stream`.
+hal_status_t write_gemm_pointers(const GemmPlan& plan, void** pointers, int32_t device, cudaStream_t stream);
 
 }  // namespace hal_gpu
