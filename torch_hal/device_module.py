@@ -92,6 +92,24 @@ class device:
         return False
 
 
+class _DeviceGuard:
+    """The device guard of Inductor's generated code (``torch.cuda._DeviceGuard`` for hal): takes a device index
+    only, and one C call on each side, since a compiled graph's wrapper enters one per call."""
+
+    __slots__ = ("index", "previous")
+
+    def __init__(self, index: int):
+        self.index = index
+        self.previous = -1
+
+    def __enter__(self):
+        self.previous = _C.exchange_device(self.index)
+
+    def __exit__(self, *exc: Any):
+        _C.exchange_device(self.previous)
+        return False
+
+
 def synchronize(device: _DeviceLike = None) -> None:
     """Waits for all work on every stream of the device (the current one by default)."""
     _C.synchronize(_device_index(device, optional=True) if device is not None else _C.current_device())

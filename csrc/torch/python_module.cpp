@@ -8,6 +8,7 @@
 #include <torch/csrc/utils/pybind.h>
 
 #include "allocator.h"
+#include "compile/generated_code_calls.h"
 #include "compile/host_graph_ops.h"
 #include "cpu_fallback.h"
 #include "distributed/python_bindings.h"
@@ -200,5 +201,6 @@ PYBIND11_MODULE(_C, m) {
   m.def("is_strict", &strict_mode);
   distributed::bind(m);  // _init_distributed (torch_hal/distributed.py)
   bind_op_coverage(m);  // kernel_table, hal_op_name, adapter_op_support (torch_hal/op_coverage.py)
-  bind_compile_host_graph(m);  // compile_host_buffer (torch_hal/compile/host_graph.py)
+  bind_compile_host_graph(m);    // compile_host_views, compile_host_outputs (torch_hal/compile/host_graph.py)
+  bind_generated_code_calls(m);  // empty_strided_hal, host_buffer_allocator, ... (torch_hal/compile)
 }

@@ -60,6 +60,10 @@ def test_models_forward_and_backward_match_eager(triton_device, name):
     joined = "\n".join(code)
     assert "@triton.jit" in joined and "get_raw_stream" in joined, joined[:2000]
     assert "cudagraph" not in joined.lower()
+    # The wrapper's per-call work goes through hal's C calls (triton_wrapper.py, device_op_overrides.py), not
+    # torch.empty_strided(..., device='hal') and Python device guards.
+    assert "empty_strided_hal(" in joined and "device='hal'" not in joined, joined[:3000]
+    assert "torch.hal._DeviceGuard(" in joined and "current_raw_stream as get_raw_stream" in joined
     torch.testing.assert_close(got.detach().cpu(), expected.detach(), rtol=2e-3, atol=2e-4)
     for (key, p), (_, q) in zip(cpu_model.named_parameters(), gpu_model.named_parameters()):
         torch.testing.assert_close(q.grad.cpu(), p.grad, rtol=2e-3, atol=2e-4, msg=f"{name}: grad of {key}")

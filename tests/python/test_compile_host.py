@@ -192,6 +192,47 @@ def test_device_interface():
         interface.synchronize()
 
 
+def test_generated_code_calls():
+    """The C calls compiled code makes once per buffer or kernel launch (csrc/torch/compile/generated_code_calls.cpp):
+    what they return, and a clear error for what generated code never passes."""
+    from torch_hal import _C
+
+    device = host_device()
+    with torch.hal.device(device):
+        t = _C.empty_strided_hal((2, 3), (1, 2), torch.float16)
+    assert t.device == device and t.shape == (2, 3) and t.stride() == (1, 2) and t.dtype == torch.float16
+    before = torch.hal.memory_allocated(device)
+    buffer = _C.host_buffer_allocator(device.index)([4, 5], [5, 1], torch.float32)
+    assert buffer.device.type == "cpu" and buffer.shape == (4, 5)
+    assert torch.hal.memory_allocated(device) - before >= 80  # in the hal device's memory
+    assert _C.current_raw_stream(device.index) == 0  # the host device has no vendor stream
+    current = torch.hal.current_device()
+    assert _C.exchange_device(device.index) == current and torch.hal.current_device() == device.index
+    assert _C.exchange_device(current) == device.index and torch.hal.current_device() == current
+    assert _C.exchange_device(-1) == current and torch.hal.current_device() == current  # -1 changes nothing
+    with pytest.raises(TypeError, match="takes 3 arguments"):
+        _C.empty_strided_hal((2,), (1,))
+    with pytest.raises(TypeError, match="size must be a tuple or list of ints"):
+        _C.empty_strided_hal(2, (1,), torch.float32)
+    with pytest.raises(TypeError, match="dtype must be a torch.dtype"):
+        _C.empty_strided_hal((2,), (1,), "float32")
+    with pytest.raises(IndexError):
+        _C.host_buffer_allocator(torch.hal.device_count() + 5)
+
+
+def test_compiled_code_allocates_with_the_fast_calls():
+    from torch._inductor.utils import run_and_get_code
+
+    device = host_device()
+    x = torch.randn(8, 8, device=device)
+    _, code = run_and_get_code(torch.compile(lambda a: (a.relu() * 2, a.sum(0))), x)
+    joined = "\n".join(code)
+    # Buffers that leave as hal tensors come from the device's memory through one bound C function (no Python
+    # frame per buffer).
+    assert "empty_strided_cpu = _hal_buffer_allocator(" in joined, joined[:3000]
+    assert "def empty_strided_cpu" not in joined
+
+
 def test_without_host_access_inductor_names_aot_eager():
     """A device whose memory the CPU cannot address and no Triton: Inductor refuses with the way out, and
     aot_eager runs."""

@@ -1,4 +1,6 @@
 """Training on hal matches training on the CPU: autograd, torch.optim and torch.nn through hal."""
+import threading
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -75,8 +77,17 @@ def test_module_methods(hal0):
     assert model(torch.randn(4, 3, device=hal0)).device == hal0
 
 
-def test_host_only_backward_runs_on_the_calling_thread():
-    # With only host-accessible hal devices, autograd's per-device worker thread would run the same CPU
-    # kernels in a second OpenMP pool; torch_hal turns it off for the importing thread (see _backend.py).
-    if all(torch.hal.get_device_properties(i).host_accessible for i in range(torch.hal.device_count())):
-        assert not torch._C._is_multithreading_enabled()
+def test_backward_runs_on_the_calling_thread_unless_several_gpus():
+    # Autograd's per-device worker thread would run host devices' CPU kernels in a second OpenMP pool, and
+    # costs one GPU two thread handoffs a backward; torch_hal turns it off for the importing thread unless
+    # several devices that are not host-accessible could overlap their backward (see _backend.py).
+    properties = [torch.hal.get_device_properties(i) for i in range(torch.hal.device_count())]
+    gpus = sum(not p.host_accessible for p in properties)
+    assert torch._C._is_multithreading_enabled() == (gpus > 1)
+    seen = []
+    x = torch.ones(3, device="hal", requires_grad=True)
+    y = x * 2
+    y.register_hook(lambda grad: seen.append(threading.current_thread()))
+    y.sum().backward()
+    if gpus <= 1:
+        assert seen == [threading.current_thread()]

@@ -75,7 +75,7 @@ class HalInterface(DeviceInterface):
     def get_raw_stream(device_idx: int) -> int:
         """The vendor runtime's handle of the current stream (a CUstream / hipStream_t), what Triton launches
         on; 0 for devices without one (the host device)."""
-        return _C.native_stream_handle(device_idx, _C.current_stream_id(device_idx))
+        return _C.current_raw_stream(device_idx)
 
     @staticmethod
     def get_compute_capability(device=None):

@@ -1,5 +1,6 @@
 """The Python that Inductor writes into generated code for hal device operations (its DeviceOpOverrides):
-device guards, set_device, synchronize and the raw stream Triton launches on."""
+device guards, set_device, synchronize and the raw stream Triton launches on. The ones a compiled graph runs on
+every call are C calls (_C.current_raw_stream, torch.hal._DeviceGuard), as torch.cuda's are."""
 from textwrap import dedent
 
 from torch._inductor.codegen.common import DeviceOpOverrides
@@ -8,8 +9,7 @@ from torch._inductor.codegen.common import DeviceOpOverrides
 class HalDeviceOpOverrides(DeviceOpOverrides):
     def import_get_raw_stream_as(self, name: str) -> str:
         return dedent(f"""
-            from torch_hal.compile.device_interface import HalInterface as _HalInterface
-            {name} = _HalInterface.get_raw_stream
+            from torch_hal._C import current_raw_stream as {name}
             """)
 
     def set_device(self, device_idx: int) -> str:
@@ -19,4 +19,4 @@ class HalDeviceOpOverrides(DeviceOpOverrides):
         return "torch.hal.synchronize()"
 
     def device_guard(self, device_idx: int) -> str:
-        return f"torch.hal.device({device_idx})"
+        return f"torch.hal._DeviceGuard({device_idx})"

@@ -77,11 +77,10 @@ class HostWrapperCodegen(PythonWrapperCodegen):
         super().write_header()
         self.header.splice(
             f"""
-                from torch_hal._C import compile_host_buffer as _hal_buffer, compile_host_outputs as _hal_outputs
-                from torch_hal._C import compile_host_views as _hal_views
+                from torch_hal._C import compile_host_outputs as _hal_outputs, compile_host_views as _hal_views
+                from torch_hal._C import host_buffer_allocator as _hal_buffer_allocator
                 empty_strided_cpu_temporary = empty_strided_cpu
-                def empty_strided_cpu(size, stride, dtype):
-                    return _hal_buffer(size, stride, dtype, {_graph_device_index()})
+                empty_strided_cpu = _hal_buffer_allocator({_graph_device_index()})
             """,
             strip=True,
         )

@@ -109,7 +109,7 @@ class HalWrapperCodegen:
         if graph_path() == HOST:
             from torch_hal.compile.host_wrapper import HostWrapperCodegen as cls
         else:
-            from torch._inductor.codegen.wrapper import PythonWrapperCodegen as cls
+            from torch_hal.compile.triton_wrapper import TritonWrapperCodegen as cls
         return cls.create(is_subgraph, subgraph_name, parent_wrapper, partition_signatures)
 
 

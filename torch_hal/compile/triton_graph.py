@@ -2,9 +2,9 @@
 
 Their memory is the vendor runtime's own (cudaMalloc / hipMalloc in the runtime's primary context) and their
 streams are its streams, so Triton kernels compiled for the GPU run on hal tensors as they are: the graph stays
-a hal graph, Inductor schedules its kernels with TritonScheduling, the generated wrapper allocates buffers
-with torch.empty_strided(device="hal"), launches each kernel on the raw stream of hal's current stream
-(HalInterface.get_raw_stream) and calls extern kernels (matmuls, fallbacks) as hal ops, which run hal's
+a hal graph, Inductor schedules its kernels with TritonScheduling, the generated wrapper (triton_wrapper.py)
+allocates buffers with _C.empty_strided_hal, launches each kernel on the raw stream of hal's current stream
+(_C.current_raw_stream) and calls extern kernels (matmuls, fallbacks) as hal ops, which run hal's
 native kernels (cuBLAS, rocBLAS). No CUDA graphs are made: Inductor makes them for cuda devices only.
 
 Two facts Inductor keeps per device type need hal's entry, added here when this path is first used:

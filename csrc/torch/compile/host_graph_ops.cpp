@@ -1,9 +1,7 @@
 #include "compile/host_graph_ops.h"
 
-#include <ATen/EmptyTensor.h>
 #include <pybind11/stl.h>
 #include <c10/core/CPUAllocator.h>
-#include <torch/csrc/Dtype.h>
 #include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/utils/pybind.h>
 #include <torch/library.h>
@@ -101,7 +99,7 @@ py::tuple compile_host_views(const py::args& args) {
 }
 
 // The hal tensor over a CPU tensor's bytes, for the compiled code's outputs. Without a copy where those bytes
-// are hal:device's memory (a view of a hal tensor, or a buffer from compile_host_buffer); a copy otherwise
+// are hal:device's memory (a view of a hal tensor, or a buffer from host_buffer_allocator); a copy otherwise
 // (memory an extern CPU kernel allocated itself, or a constant).
 at::Tensor hal_view(const at::Tensor& self, c10::DeviceIndex index) {
   TORCH_CHECK(self.device().is_cpu(), "torch_hal: a compiled host graph's output is on ", self.device(),
@@ -134,18 +132,6 @@ py::tuple compile_host_outputs(const py::tuple& outputs, const std::vector<int64
   return out;
 }
 
-// A CPU tensor in hal:device's memory: what the compiled code allocates its buffers with, so that the
-// buffers it returns become hal tensors without copies.
-at::Tensor compile_host_buffer(std::vector<int64_t> size, std::vector<int64_t> stride, py::object dtype,
-                               int device) {
-  TORCH_CHECK(THPDtype_Check(dtype.ptr()), "compile_host_buffer: dtype must be a torch.dtype");
-  const auto index = checked_device_index(device);
-  OutputCaptureScope capture(index);
-  // ATen's CPU allocation itself, without the dispatcher (as Inductor's own CPU buffers): a compiled call
-  // allocates a buffer per intermediate, so the microseconds add up.
-  return at::detail::empty_strided_cpu(size, stride, reinterpret_cast<THPDtype*>(dtype.ptr())->scalar_type);
-}
-
 }  // namespace
 
 TORCH_LIBRARY(torch_hal, m) {
@@ -157,7 +143,6 @@ TORCH_LIBRARY_IMPL(torch_hal, PrivateUse1, m) {
 }
 
 void bind_compile_host_graph(py::module_& m) {
-  m.def("compile_host_buffer", &compile_host_buffer);
   m.def("compile_host_views", &compile_host_views);
   m.def("compile_host_outputs", &compile_host_outputs);
 }

@@ -1,0 +1,128 @@
+#include "compile/generated_code_calls.h"
+
+#include <ATen/EmptyTensor.h>
+#include <c10/core/DeviceGuard.h>
+#include <c10/util/SmallVector.h>
+#include <torch/csrc/Dtype.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/autograd/python_variable.h>
+
+#include "allocator.h"
+#include "hal/streams.h"
+#include "hal_context.h"
+#include "output_capture.h"
+
+namespace torch_hal {
+namespace {
+
+using Dims = c10::SmallVector<int64_t, 8>;
+
+// METH_FASTCALL functions go into PyMethodDef as a PyCFunction.
+template <typename Fn>
+constexpr PyCFunction fastcall(Fn fn) {
+  return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn));
+}
+
+void parse_dims(PyObject* value, const char* what, Dims& out) {
+  const bool tuple = PyTuple_Check(value);
+  TORCH_CHECK_TYPE(tuple || PyList_Check(value), what, " must be a tuple or list of ints, not ", Py_TYPE(value)->tp_name);
+  const Py_ssize_t n = tuple ? PyTuple_GET_SIZE(value) : PyList_GET_SIZE(value);
+  out.resize(n);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* item = tuple ? PyTuple_GET_ITEM(value, i) : PyList_GET_ITEM(value, i);
+    const long long v = PyLong_AsLongLong(item);
+    if (v == -1 && PyErr_Occurred()) throw python_error();
+    out[i] = v;
+  }
+}
+
+// (size, stride, dtype): what Inductor's allocation lines pass.
+c10::ScalarType parse_allocation(PyObject* const* args, Py_ssize_t nargs, const char* fn, Dims& size, Dims& stride) {
+  TORCH_CHECK_TYPE(nargs == 3, fn, "(size, stride, dtype) takes 3 arguments, got ", nargs);
+  parse_dims(args[0], "size", size);
+  parse_dims(args[1], "stride", stride);
+  TORCH_CHECK_TYPE(THPDtype_Check(args[2]), fn, ": dtype must be a torch.dtype");
+  return reinterpret_cast<THPDtype*>(args[2])->scalar_type;
+}
+
+int parse_device(PyObject* const* args, Py_ssize_t nargs, const char* fn) {
+  TORCH_CHECK_TYPE(nargs == 1, fn, "(device) takes 1 argument, got ", nargs);
+  const long v = PyLong_AsLong(args[0]);
+  if (v == -1 && PyErr_Occurred()) throw python_error();
+  return static_cast<int>(v);
+}
+
+// empty_strided_hal(size, stride, dtype): a hal tensor on the current device, without the dispatcher or
+// Python's argument parser, as torch.cuda's code gets from empty_strided_cuda: a Triton graph's wrapper
+// allocates every buffer with it (torch.empty_strided with device="hal" costs about 2 µs more a buffer).
+PyObject* empty_strided_hal(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  Dims size, stride;
+  const auto dtype = parse_allocation(args, nargs, "empty_strided_hal", size, stride);
+  return THPVariable_Wrap(at::detail::empty_strided_generic(
+      size, stride, device_allocator(), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1), dtype));
+  END_HANDLE_TH_ERRORS
+}
+
+// A host graph's buffer: a CPU tensor in the memory of hal:device (the function's bound `self`), so that the
+// buffers the compiled code returns become hal tensors without copies (host_wrapper.py).
+PyObject* host_buffer(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  Dims size, stride;
+  const auto dtype = parse_allocation(args, nargs, "empty_strided_cpu", size, stride);
+  OutputCaptureScope capture(static_cast<c10::DeviceIndex>(PyLong_AsLong(self)));
+  return THPVariable_Wrap(at::detail::empty_strided_cpu(size, stride, dtype));
+  END_HANDLE_TH_ERRORS
+}
+
+PyMethodDef host_buffer_def = {"empty_strided_cpu", fastcall(host_buffer), METH_FASTCALL,
+                               "A host graph's buffer in the memory of the hal device it is bound to."};
+
+// host_buffer_allocator(device): host_buffer bound to hal:device, what a host graph's wrapper calls its
+// empty_strided_cpu (one C call a buffer, no Python frame in between).
+PyObject* host_buffer_allocator(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  const auto index = checked_device_index(parse_device(args, nargs, "host_buffer_allocator"));
+  PyObject* bound = PyLong_FromLong(index);
+  if (bound == nullptr) return nullptr;
+  PyObject* fn = PyCFunction_New(&host_buffer_def, bound);
+  Py_DECREF(bound);
+  return fn;
+  END_HANDLE_TH_ERRORS
+}
+
+// current_raw_stream(device): the vendor handle of hal:device's current stream, what Triton kernels launch on.
+PyObject* current_raw_stream(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  const auto index = parse_device(args, nargs, "current_raw_stream");
+  const void* handle = call_core([&] { return hal::vendor_stream_handle(index, hal::current_stream(index)); });
+  return PyLong_FromVoidPtr(const_cast<void*>(handle));
+  END_HANDLE_TH_ERRORS
+}
+
+// exchange_device(device): makes hal:device current (a negative index changes nothing) and returns the
+// device that was, for the device guards of generated code (torch.hal._DeviceGuard).
+PyObject* exchange_device(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  const int index = parse_device(args, nargs, "exchange_device");
+  const c10::DeviceIndex previous = current_device();
+  if (index >= 0 && index != previous) set_current_device(checked_device_index(index));
+  return PyLong_FromLong(previous);
+  END_HANDLE_TH_ERRORS
+}
+
+PyMethodDef methods[] = {
+    {"empty_strided_hal", fastcall(empty_strided_hal), METH_FASTCALL, nullptr},
+    {"host_buffer_allocator", fastcall(host_buffer_allocator), METH_FASTCALL, nullptr},
+    {"current_raw_stream", fastcall(current_raw_stream), METH_FASTCALL, nullptr},
+    {"exchange_device", fastcall(exchange_device), METH_FASTCALL, nullptr},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+}  // namespace
+
+void bind_generated_code_calls(pybind11::module_& m) {
+  if (PyModule_AddFunctions(m.ptr(), methods) != 0) throw pybind11::error_already_set();
+}
+
+}  // namespace torch_hal
