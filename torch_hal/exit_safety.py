@@ -20,13 +20,24 @@ import torch
 from torch_hal import _C
 
 
+def _worker_may_have_run() -> bool:
+    """Whether a backward may have gone through a device's autograd worker. The importing thread runs its own
+    backward unless multithreading was turned back on (_backend.py), but any other thread's backward of a GPU
+    tensor goes through the worker all the same; on host-only processes other threads' backward does too, as
+    it did before the importing thread ran its own, and was never seen to abort the exit."""
+    if torch.autograd.is_multithreading_enabled():
+        return True
+    return any(not _C.get_device_properties(i)["host_accessible"] for i in range(_C.device_count()))
+
+
 def _drain_autograd_device_threads() -> None:
-    if not torch.autograd.is_multithreading_enabled() or not _C.device_used() or _C.in_bad_fork():
+    if not _C.device_used() or _C.in_bad_fork() or not _worker_may_have_run():
         return
     try:
         # Where the ops below run through the CPU fallback (no host access), its once-per-op warning would
-        # be the last thing a clean exit prints: nothing the user ran asked for it.
-        with torch.enable_grad(), warnings.catch_warnings():
+        # be the last thing a clean exit prints: nothing the user ran asked for it. Multithreading is on for
+        # the drain so that it goes through the worker even where this thread runs its own backward.
+        with torch.enable_grad(), torch.autograd.set_multithreading_enabled(True), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             leaf = torch.zeros(1, device=torch.device("hal", _C.current_device()), requires_grad=True)
             root = leaf * 1
