@@ -24,12 +24,6 @@ def _graph_device_index() -> int:
 
 
 class HostWrapperCodegen(PythonWrapperCodegen):
-    @staticmethod
-    def create(is_subgraph, subgraph_name, parent_wrapper, partition_signatures=None):
-        if is_subgraph:
-            return PythonWrapperCodegen.create(is_subgraph, subgraph_name, parent_wrapper, partition_signatures)
-        return HostWrapperCodegen()
-
     def write_args(self, input_names):
         super().write_args(input_names)
         viewed = [name for name in host_input_names(V.graph.module) if name in input_names]

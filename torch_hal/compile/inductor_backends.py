@@ -106,11 +106,15 @@ class HalWrapperCodegen:
 
     @staticmethod
     def create(is_subgraph, subgraph_name, parent_wrapper, partition_signatures=None):
+        from torch._inductor.codegen.wrapper import PythonWrapperCodegen
+
+        if is_subgraph:  # written into its parent's module, whose header hal's wrapper wrote
+            return PythonWrapperCodegen.create(is_subgraph, subgraph_name, parent_wrapper, partition_signatures)
         if graph_path() == HOST:
             from torch_hal.compile.host_wrapper import HostWrapperCodegen as cls
         else:
             from torch_hal.compile.triton_wrapper import TritonWrapperCodegen as cls
-        return cls.create(is_subgraph, subgraph_name, parent_wrapper, partition_signatures)
+        return cls()
 
 
 def hal_scheduling(scheduler):

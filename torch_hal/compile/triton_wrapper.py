@@ -9,12 +9,6 @@ _DEVICE_ARGUMENT = ", device='hal', dtype="
 
 
 class TritonWrapperCodegen(PythonWrapperCodegen):
-    @staticmethod
-    def create(is_subgraph, subgraph_name, parent_wrapper, partition_signatures=None):
-        if is_subgraph:
-            return PythonWrapperCodegen.create(is_subgraph, subgraph_name, parent_wrapper, partition_signatures)
-        return TritonWrapperCodegen()
-
     def make_allocation(self, name, device, *args, **kwargs):
         line = super().make_allocation(name, device, *args, **kwargs)
         generic = f"{name} = empty_strided("
