@@ -214,6 +214,8 @@ def test_generated_code_calls():
         _C.empty_strided_hal((2,), (1,))
     with pytest.raises(TypeError, match="size must be a tuple or list of ints"):
         _C.empty_strided_hal(2, (1,), torch.float32)
+    with pytest.raises(ValueError, match="2 sizes but 1 strides"):
+        _C.empty_strided_hal((2, 3), (1,), torch.float32)
     with pytest.raises(TypeError, match="dtype must be a torch.dtype"):
         _C.empty_strided_hal((2,), (1,), "float32")
     with pytest.raises(IndexError):

@@ -1,7 +1,7 @@
 #include "compile/generated_code_calls.h"
 
 #include <ATen/EmptyTensor.h>
-#include <c10/core/DeviceGuard.h>
+#include <climits>
 #include <c10/util/SmallVector.h>
 #include <torch/csrc/Dtype.h>
 #include <torch/csrc/Exceptions.h>
@@ -41,6 +41,7 @@ c10::ScalarType parse_allocation(PyObject* const* args, Py_ssize_t nargs, const 
   TORCH_CHECK_TYPE(nargs == 3, fn, "(size, stride, dtype) takes 3 arguments, got ", nargs);
   parse_dims(args[0], "size", size);
   parse_dims(args[1], "stride", stride);
+  TORCH_CHECK_VALUE(size.size() == stride.size(), fn, ": ", size.size(), " sizes but ", stride.size(), " strides");
   TORCH_CHECK_TYPE(THPDtype_Check(args[2]), fn, ": dtype must be a torch.dtype");
   return reinterpret_cast<THPDtype*>(args[2])->scalar_type;
 }
@@ -49,6 +50,7 @@ int parse_device(PyObject* const* args, Py_ssize_t nargs, const char* fn) {
   TORCH_CHECK_TYPE(nargs == 1, fn, "(device) takes 1 argument, got ", nargs);
   const long v = PyLong_AsLong(args[0]);
   if (v == -1 && PyErr_Occurred()) throw python_error();
+  TORCH_CHECK_INDEX(v >= INT_MIN && v <= INT_MAX, fn, ": no hal device has index ", v);
   return static_cast<int>(v);
 }
 
