@@ -60,16 +60,10 @@ class HalInterface(DeviceInterface):
     def _set_stream_by_id(stream_id: int, device_index: int, device_type: int) -> None:
         _C.set_current_stream(device_index, stream_id)
 
-    @staticmethod
-    def exchange_device(device: int) -> int:
-        previous = _C.current_device()
-        if device >= 0 and device != previous:
-            _C.set_device(device)
-        return previous
-
-    @staticmethod
-    def maybe_exchange_device(device: int) -> int:
-        return HalInterface.exchange_device(device)
+    # Makes hal:device current (a negative index changes nothing) and returns the device that was: the same C
+    # call as the device guards of generated code (torch.hal._DeviceGuard).
+    exchange_device = staticmethod(_C.exchange_device)
+    maybe_exchange_device = staticmethod(_C.exchange_device)
 
     @staticmethod
     def get_raw_stream(device_idx: int) -> int:
