@@ -149,8 +149,10 @@ def test_dynamic_shapes_compile_once():
 
 
 def test_graph_break_in_the_middle():
+    from torch._dynamo.testing import CompileCounterWithBackend  # not imported by torch._dynamo itself
+
     device = host_device()
-    counter = torch._dynamo.testing.CompileCounterWithBackend("inductor")
+    counter = CompileCounterWithBackend("inductor")
 
     def f(x):
         y = torch.sin(x) * 2
