@@ -270,3 +270,46 @@ def test_fake_convolution_predicts_the_layout_hal_returns(input_format, weight_f
     with FakeTensorMode() as mode:
         fake = torch.ops.aten.convolution(mode.from_tensor(x), mode.from_tensor(w), *args)
     assert fake.device == device and fake.stride() == real.stride(), (fake.stride(), real.stride())
+
+
+def test_conv_net_code_is_the_cpu_code_within_the_boundary():
+    """Inductor lays a conv net out channels-last, and the activations its forward saves for the backward keep
+    that layout on the host device as on CPU tensors: apart from the boundary calls (_hal_views, _hal_outputs)
+    and where temporaries live, the training graphs' code is the code compiled for CPU tensors. Pinning hal
+    outputs to their fake tensors' strides once added layout copies that cost a conv net's step 10%."""
+    import re
+
+    from torch._inductor.utils import run_and_get_code
+
+    build, shape = MODELS["conv_net"]
+
+    def training_code(device):
+        torch.manual_seed(0)
+        model = build().to(device)
+        x = torch.randn(shape, device=device)
+        compiled = torch.compile(model)
+        _, code = run_and_get_code(lambda: (compiled(x) ** 2).mean().backward())
+        return code
+
+    def call_bodies(code):
+        bodies = []
+        for module in code:
+            body = module[module.index("def call("):]
+            lines = []
+            for line in body.splitlines():
+                if "_hal_views(" in line or line.strip().startswith(("#", "assert_size_stride")):
+                    continue
+                line = line.replace("empty_strided_cpu_temporary(", "empty_strided_cpu(")
+                line = re.sub(r"return _hal_outputs\((\(.*\)), \([-0-9, ]*\)\)$", r"return \1", line)
+                lines.append(line.rstrip())
+                if line.strip().startswith("return"):
+                    break
+            bodies.append("\n".join(lines))
+        return bodies
+
+    cpu, hal = call_bodies(training_code("cpu")), call_bodies(training_code(host_device()))
+    assert len(hal) == len(cpu) == 2  # forward and backward
+    # Layout optimization took place: buffers of 4-d activations with a channel stride of 1 (channels-last).
+    assert re.search(r"empty_strided_cpu\(\(\d+, \d+, \d+, \d+\), \(\d+, 1, \d+, \d+\)", cpu[0]), cpu[0]
+    for expected, got in zip(cpu, hal):
+        assert got == expected

@@ -141,8 +141,7 @@ def register() -> None:
         if any(triton_graph.triton_path_unavailable_reason(i) is None for i in range(_C.device_count())):
             triton_graph.install()
     register_backend_for_device("hal", hal_scheduling, HalWrapperCodegen, device_custom_pass=HalGraphPass())
-    from torch_hal.compile.host_graph import cpu_inputs_for_lowering, keep_boundary_layouts
+    from torch_hal.compile.host_graph import cpu_inputs_for_lowering
     from torch_hal.compile.lazy_registration import after_import
 
-    after_import("torch._inductor.graph", keep_boundary_layouts)
     after_import("torch._inductor.graph", cpu_inputs_for_lowering)
