@@ -313,3 +313,41 @@ def test_conv_net_code_is_the_cpu_code_within_the_boundary():
     assert re.search(r"empty_strided_cpu\(\(\d+, \d+, \d+, \d+\), \(\d+, 1, \d+, \d+\)", cpu[0]), cpu[0]
     for expected, got in zip(cpu, hal):
         assert got == expected
+
+
+def test_saved_activations_stay_cpu_tensors_in_device_memory():
+    """A training forward hands back as hal tensors only what the user sees; what its backward alone takes
+    stays CPU tensors over the device's memory (no wrapping there and back), which the device's statistics
+    count until the backward frees it."""
+    from torch._inductor.utils import run_and_get_code
+
+    device = host_device()
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.Tanh(), torch.nn.Linear(32, 4)).to(device)
+    compiled = torch.compile(model)
+    x = torch.randn(8, 16, device=device)
+    before = torch.hal.memory_allocated(device)
+    out, code = run_and_get_code(compiled, x)
+    forward = next(c for c in code if "_hal_outputs(" in c)
+    devices = forward[forward.index("return _hal_outputs("):].splitlines()[0].rsplit("(", 1)[1]
+    assert devices.startswith("0, -1"), devices  # the output, then what the backward saves
+    assert out.device == device
+    assert torch.hal.memory_allocated(device) - before >= 8 * 32 * 4  # the saved tanh activation at least
+    out.sum().backward()
+    del out
+    model.zero_grad(set_to_none=True)
+    assert torch.hal.memory_allocated(device) == before  # the backward freed them
+
+
+def test_in_place_change_to_a_saved_input_raises_as_on_cpu():
+    """A compiled backward that saved a parameter notices an in-place change to it made after the forward,
+    as autograd does for CPU tensors (the CPU views the host graph takes share the hal tensors' version
+    counters), rather than computing a gradient from the changed values."""
+    device = host_device()
+    layer = torch.nn.Linear(4, 4).to(device)
+    compiled = torch.compile(lambda x: torch.tanh(layer(x)).sum())
+    loss = compiled(torch.randn(3, 4, device=device, requires_grad=True))
+    with torch.no_grad():
+        layer.weight.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()

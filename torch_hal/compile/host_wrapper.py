@@ -3,8 +3,10 @@
   - the graph's hal inputs taken as CPU views of their bytes in one call at the top (_C.compile_host_views),
     since Inductor lowered them as CPU tensors;
   - the graph's outputs that were hal tensors handed back as hal tensors in one call at its return
-    (_C.compile_host_outputs);
-  - the CPU buffers that become those outputs (and the buffers whose memory Inductor reuses for them) allocated
+    (_C.compile_host_outputs), except the activations a training forward saves for its backward, which stay
+    CPU tensors over the same memory;
+  - the CPU buffers that become those outputs, saved activations included (and the buffers whose memory
+    Inductor reuses for them), allocated
     in the hal device's memory, so they leave without being copied and the device's memory statistics count
     what the compiled code hands back, as they count what eager code holds. Temporaries, which live within one
     call, come from the CPU allocator: hal's caching allocator costs about a microsecond more per buffer, and a
@@ -14,7 +16,7 @@ from torch._inductor.codegen.wrapper import PythonWrapperCodegen, ReuseLine
 from torch._inductor.virtualized import V
 
 from torch_hal import _C
-from torch_hal.compile.host_graph import host_input_names, host_output_devices
+from torch_hal.compile.host_graph import host_input_names, host_output_devices, host_returned_devices
 from torch_hal.compile.inductor_backends import graph_device_indices
 
 
@@ -38,7 +40,7 @@ class HostWrapperCodegen(PythonWrapperCodegen):
         return line
 
     def generate_return(self, output_refs):
-        devices = host_output_devices(V.graph.module)
+        devices = host_returned_devices(V.graph.module)
         if not any(device >= 0 for device in devices):
             return super().generate_return(output_refs)
         self.wrapper_call.writeline(f"return _hal_outputs(({', '.join(output_refs)}, ), {tuple(devices)!r})")

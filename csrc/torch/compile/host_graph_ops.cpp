@@ -44,9 +44,16 @@ c10::Storage storage_on(const c10::Storage& storage, c10::Device device) {
                       /*resizable=*/true);
 }
 
+// `like`'s bytes, sizes and strides as a tensor of the other side. It shares `like`'s version counter, as a
+// view shares its base's: the two are one tensor to autograd, so an in-place change to a parameter between a
+// compiled forward and its backward (which saved the parameter's CPU view) raises autograd's "modified by an
+// inplace operation" error, as it does for CPU tensors, instead of a silently wrong gradient.
 at::Tensor tensor_over(c10::Storage storage, const at::Tensor& like, c10::DispatchKey key) {
   auto out = at::detail::make_tensor<c10::TensorImpl>(std::move(storage), c10::DispatchKeySet(key), like.dtype());
-  out.unsafeGetTensorImpl()->set_sizes_and_strides(like.sizes(), like.strides(), like.storage_offset());
+  auto* impl = out.unsafeGetTensorImpl();
+  impl->set_sizes_and_strides(like.sizes(), like.strides(), like.storage_offset());
+  const auto& version = like.unsafeGetTensorImpl()->version_counter();
+  if (version.enabled() && !impl->is_inference()) impl->set_version_counter(version);
   return out;
 }
 
