@@ -7,7 +7,10 @@ The reference (auto) is cuda:N for hal:N where torch.cuda is available, else CPU
 compiled hal runs Inductor's C++ code in place on hal memory, which should cost what the same compiled code
 costs on CPU tensors. Each side runs in a process of its own (compile_worker.py; the reference never imports
 torch_hal), and the two are timed in lockstep (lockstep.py), eager and compiled, training steps (forward, loss,
-backward) and inference forwards. A compiled step under torch.hal.strict() counts the CPU fallback calls of the
+backward) and inference forwards. --loaded-reference adds a third process, the reference device with torch_hal
+loaded (as `import torch` loads it wherever torch_hal is installed): PyTorch compiles every frame of a process
+that has an accelerator with a prologue that records the accelerator's current stream, which CPU tensors pay
+there too (7-9 µs a call on the 2-core machine), so this column isolates what the hal device itself costs. A compiled step under torch.hal.strict() counts the CPU fallback calls of the
 compiled graphs (the target is none). Ratios below 1: the first named takes less time.
 """
 import argparse
@@ -26,16 +29,17 @@ from model_zoo import compile_models  # noqa: E402
 WORKER = str(Path(__file__).resolve().parent / "compile_worker.py")
 COLUMNS = ("model", "kind", "hal eager", "hal compiled", "eager/compiled hal", "ref compiled",
            "compiled hal/ref", "compile s hal", "fallback calls (strict)")
+LOADED_COLUMNS = ("ref compiled, torch_hal loaded", "compiled hal/that")
 
 
-def start_worker(device: str, scale: int, threads) -> lockstep.Worker:
-    env = {} if device.startswith("hal") else {"TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
+def start_worker(device: str, scale: int, threads, load_torch_hal: bool = False) -> lockstep.Worker:
+    env = {} if device.startswith("hal") or load_torch_hal else {"TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
     command = [WORKER, "--device", device, "--scale", str(scale)] + (["--threads", str(threads)] if threads else [])
-    return lockstep.Worker(device, command, env=env)
+    return lockstep.Worker(device + (" (torch_hal loaded)" if load_torch_hal else ""), command, env=env)
 
 
 def measure(workers, name: str, repeats: int) -> dict:
-    hal, ref = workers
+    hal = workers[0]
     result = {"model": name}
     for mode in ("eager", "compiled"):
         built = [json.loads(w.ask(f"build {name} {mode}")) for w in workers]
@@ -57,6 +61,8 @@ def rows(result: dict):
         cells = (result["model"], kind, fmt_time(eager[0]), fmt_time(compiled[0]), f"{eager[0] / compiled[0]:.2f}",
                  fmt_time(compiled[1]), f"{compiled[0] / compiled[1]:.2f}",
                  f"{result['compile_s_compiled'][0]:.1f}", calls)
+        if len(compiled) > 2:  # the reference with torch_hal loaded
+            cells += (fmt_time(compiled[2]), f"{compiled[0] / compiled[2]:.2f}")
         yield "| " + " | ".join(cells) + " |"
 
 
@@ -72,6 +78,8 @@ def main(argv=None) -> int:
     parser.add_argument("--threads", type=int, help="CPU threads of each side (torch.set_num_threads): on a machine "
                         "shared with other work, 1 keeps OpenMP's waiting out of the figures")
     parser.add_argument("--quick", action="store_true", help="test-sized models, for a smoke test")
+    parser.add_argument("--loaded-reference", action="store_true",
+                        help="also time the reference device in a process with torch_hal loaded (see above)")
     parser.add_argument("--markdown")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
@@ -84,6 +92,8 @@ def main(argv=None) -> int:
         parser.error(f"unknown models {unknown}; choose from {', '.join(known)}")
     devices = [args.device, auto_reference(args.device) if args.reference == "auto" else args.reference]
     workers = [start_worker(d, scale, args.threads) for d in devices]
+    if args.loaded_reference:
+        workers.append(start_worker(devices[1], scale, args.threads, load_torch_hal=True))
     try:
         describe = [json.loads(w.ask("describe")) for w in workers]
         results = []
@@ -96,7 +106,8 @@ def main(argv=None) -> int:
             w.close()
     header = (f"{devices[0]} ({describe[0]['name']}) vs {devices[1]} ({describe[1]['name']}), torch "
               f"{describe[1]['torch']}, scale {scale}, {args.threads or 'default'} CPU threads, median of {repeats} timed batches per side")
-    text = "\n".join([header, "", "| " + " | ".join(COLUMNS) + " |", "|" + " --- |" * len(COLUMNS)]
+    columns = COLUMNS + (LOADED_COLUMNS if args.loaded_reference else ())
+    text = "\n".join([header, "", "| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
                      + [row for r in results for row in rows(r)]) + "\n"
     print(text, end="")
     if args.markdown:
