@@ -7,11 +7,13 @@ The reference (auto) is cuda:N for hal:N where torch.cuda is available, else CPU
 compiled hal runs Inductor's C++ code in place on hal memory, which should cost what the same compiled code
 costs on CPU tensors. Each side runs in a process of its own (compile_worker.py; the reference never imports
 torch_hal), and the two are timed in lockstep (lockstep.py), eager and compiled, training steps (forward, loss,
-backward) and inference forwards. --loaded-reference adds a third process, the reference device with torch_hal
-loaded (as `import torch` loads it wherever torch_hal is installed): PyTorch compiles every frame of a process
-that has an accelerator with a prologue that records the accelerator's current stream, which CPU tensors pay
-there too (7-9 µs a call on the 2-core machine), so this column isolates what the hal device itself costs. A compiled step under torch.hal.strict() counts the CPU fallback calls of the
+backward) and inference forwards. A compiled step under torch.hal.strict() counts the CPU fallback calls of the
 compiled graphs (the target is none). Ratios below 1: the first named takes less time.
+
+--loaded-reference adds a third process, the reference device with torch_hal loaded (as `import torch` loads it
+wherever torch_hal is installed): PyTorch compiles every frame of a process that has an accelerator with a
+prologue that records the accelerator's current stream, which CPU tensors pay there too (7-9 µs a call on the
+2-core machine), so that column isolates what the hal device itself costs.
 """
 import argparse
 import json

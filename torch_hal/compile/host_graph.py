@@ -18,7 +18,7 @@ hal device into a CPU graph with a thin boundary, after AOTAutograd and Inductor
     copied. The activations a training forward saves for its backward stay CPU tensors (over the device's
     memory all the same, which its statistics count): only the backward graph takes them, and it would view
     them as CPU tensors again. Wrapping and unwrapping them cost a small model's step 5% (the norm model
-    on the host device: 1.17x -> 1.10x compiled CPU tensors, in one process). Each CPU view shares its hal
+    on the host device: 1.17x -> 1.11x compiled CPU tensors, in one process). Each CPU view shares its hal
     tensor's version counter, so autograd still sees an in-place change to a saved input.
 
 The fake tensors recorded on the nodes follow: each becomes a CPU fake tensor over the same fake storage, so

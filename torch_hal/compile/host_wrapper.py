@@ -6,11 +6,10 @@
     (_C.compile_host_outputs), except the activations a training forward saves for its backward, which stay
     CPU tensors over the same memory;
   - the CPU buffers that become those outputs, saved activations included (and the buffers whose memory
-    Inductor reuses for them), allocated
-    in the hal device's memory, so they leave without being copied and the device's memory statistics count
-    what the compiled code hands back, as they count what eager code holds. Temporaries, which live within one
-    call, come from the CPU allocator: hal's caching allocator costs about a microsecond more per buffer, and a
-    call makes one per intermediate."""
+    Inductor reuses for them), allocated in the hal device's memory, so they leave without being copied and
+    the device's memory statistics count what the compiled code hands back, as they count what eager code
+    holds. Temporaries, which live within one call, come from the CPU allocator: hal's caching allocator costs
+    about a microsecond more per buffer, and a call makes one per intermediate."""
 from torch._inductor import ir
 from torch._inductor.codegen.wrapper import PythonWrapperCodegen, ReuseLine
 from torch._inductor.virtualized import V
