@@ -66,10 +66,9 @@ c10::DeviceIndex host_accessible_device_of(const at::Tensor& t, const char* op) 
   return index;
 }
 
-// The CPU tensor over a hal tensor's bytes (a fake tensor's CPU twin while Inductor lowers a host graph). The
-// caller has waited for the device's current stream where the CPU touches the memory now.
+// The CPU tensor over a hal tensor's bytes. The caller has checked that the device's memory is host-accessible
+// (host_accessible_device_of) and waited for its current stream where the CPU touches the memory now.
 at::Tensor cpu_view_of(const at::Tensor& self) {
-  host_accessible_device_of(self, "cpu_view");
   return tensor_over(storage_on(self.storage(), c10::Device(c10::DeviceType::CPU)), self, c10::DispatchKey::CPU);
 }
 
