@@ -4,11 +4,15 @@
 // caller passes one buffer for both) and the row's log-sum-exp, so that attention's semantics live here:
 // a row whose every key is masked has probabilities 0 and log-sum-exp +inf, as HAL_OP_ATTENTION's.
 //
-// A warp per row up to 1024 keys, a block per row beyond (softmax.cu's split). The row is read three times
-// (maximum, sum, write); a row of 1024 f32 scores is 4 KiB and the second and third reads hit the cache.
-// Sums in f32 for every storage type.
+// A warp per row up to 1024 keys, its scores (bias added) held in registers: the row and its bias are read
+// once, with every load of a lane issued before the first reduction, and written once. Templated on the
+// storage types of the scores and of the bias: a bias loaded through the runtime dtype switch, three passes
+// over the row, made BERT's masked softmax take 35 us where the unmasked one took 16 (the H100, [8, 8, 256,
+// 256] f32). A block per row beyond 1024 keys (softmax.cu's split), reading the row three times (maximum,
+// sum, write). Sums in f32 for every storage type.
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
@@ -60,12 +64,61 @@ __device__ __forceinline__ void softmax_row(const T* scores, T* probs, float* ls
   if (lane == 0) lse[row] = m + logf(s);
 }
 
-template <class T>
+// No bias: the Bias template argument of attention_softmax_warp when the caller passes none.
+struct NoBias {};
+
+// A row of at most 32 * kPerLane keys per warp; lane l holds keys l, l + 32, ... (coalesced loads).
+template <class T, class Bias, int kPerLane>
 __global__ void attention_softmax_warp(const T* scores, T* probs, float* lse, int64_t rows, Rows r) {
-  const int64_t warps = blockDim.x >> 5, lane = threadIdx.x & 31;
+  constexpr bool kBiased = !std::is_same_v<Bias, NoBias>;
+  const int64_t warps = blockDim.x >> 5;
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const int S = static_cast<int>(r.S);
   for (int64_t row = blockIdx.x * warps + (threadIdx.x >> 5); row < rows; row += static_cast<int64_t>(gridDim.x) * warps) {
-    softmax_row(scores, probs, lse, r, row, lane, 32, [](float v) { return warp_sum(v); },
-                [](float v) { return warp_max(v); });
+    const int64_t i = row % r.L, bh = row / r.L;
+    const int keys = r.causal ? static_cast<int>(i + 1 < r.S ? i + 1 : r.S) : S;  // keys past this are masked
+    const T* in = scores + row * r.S;
+    T* out = probs + row * r.S;
+    const Bias* bias_row = nullptr;
+    if constexpr (kBiased) {
+      const int64_t b = bh / r.H, h = bh % r.H;
+      bias_row = reinterpret_cast<const Bias*>(r.bias) + b * r.bias_strides[0] + h * r.bias_strides[1] +
+                 i * r.bias_strides[2];
+    }
+    float v[kPerLane];
+    float m = -INFINITY;
+#pragma unroll
+    for (int t = 0; t < kPerLane; ++t) {
+      const int j = lane + 32 * t;
+      v[t] = -INFINITY;
+      if (j < keys) {
+        v[t] = to_acc<float>(in[j]);
+        if constexpr (kBiased) v[t] += to_acc<float>(bias_row[j * r.bias_strides[3]]);
+      }
+      m = fmaxf(m, v[t]);
+    }
+    m = warp_max(m);
+    if (m == -INFINITY) {  // every key masked
+#pragma unroll
+      for (int t = 0; t < kPerLane; ++t) {
+        if (lane + 32 * t < S) out[lane + 32 * t] = from_acc<T>(0.f);
+      }
+      if (lane == 0) lse[row] = INFINITY;
+      continue;
+    }
+    float s = 0.f;
+#pragma unroll
+    for (int t = 0; t < kPerLane; ++t) {
+      v[t] = lane + 32 * t < keys ? __expf(v[t] - m) : 0.f;
+      s += v[t];
+    }
+    s = warp_sum(s);
+    const float inverse = 1.f / s;
+#pragma unroll
+    for (int t = 0; t < kPerLane; ++t) {
+      if (lane + 32 * t < S) out[lane + 32 * t] = from_acc<T>(v[t] * inverse);
+    }
+    if (lane == 0) lse[row] = m + logf(s);
   }
 }
 
@@ -79,15 +132,36 @@ __global__ void attention_softmax_block(const T* scores, T* probs, float* lse, i
   }
 }
 
+template <class T, class Bias, int kPerLane>
+hal_status_t run_warp(const OpCall& call, const T* scores, T* probs, float* lse, const Rows& r, int64_t rows) {
+  constexpr int kThreads = 128;  // 4 rows per block
+  return launch_kernel<attention_softmax_warp<T, Bias, kPerLane>>(
+      "attention_softmax_warp", call.device, grid_for(rows, kThreads / 32), kThreads, 0, call.stream, scores, probs,
+      lse, rows, r);
+}
+
+// The warp kernel for rows of at most 1024 keys, registers per lane for the next power of two up from 128.
+template <class T, class Bias>
+hal_status_t run_warp(const OpCall& call, const T* scores, T* probs, float* lse, const Rows& r, int64_t rows) {
+  if (r.S <= 128) return run_warp<T, Bias, 4>(call, scores, probs, lse, r, rows);
+  if (r.S <= 256) return run_warp<T, Bias, 8>(call, scores, probs, lse, r, rows);
+  if (r.S <= 512) return run_warp<T, Bias, 16>(call, scores, probs, lse, r, rows);
+  return run_warp<T, Bias, 32>(call, scores, probs, lse, r, rows);
+}
+
 template <class T>
 hal_status_t run(const OpCall& call, const Rows& r, int64_t rows) {
   const T* scores = reinterpret_cast<const T*>(element0(call.inputs[0]));
   T* probs = reinterpret_cast<T*>(element0(call.outputs[0]));
   float* lse = reinterpret_cast<float*>(element0(call.outputs[1]));
   if (r.S <= 1024) {
-    constexpr int kThreads = 128;  // 4 rows per block
-    return launch_kernel<attention_softmax_warp<T>>("attention_softmax_warp", call.device, grid_for(rows, kThreads / 32),
-                                                    kThreads, 0, call.stream, scores, probs, lse, rows, r);
+    if (r.bias == nullptr) return run_warp<T, NoBias>(call, scores, probs, lse, r, rows);
+    switch (r.bias_dtype) {
+      case DType::F32: return run_warp<T, float>(call, scores, probs, lse, r, rows);
+      case DType::F16: return run_warp<T, __half>(call, scores, probs, lse, r, rows);
+      case DType::BF16: return run_warp<T, __nv_bfloat16>(call, scores, probs, lse, r, rows);
+      default: break;  // f64: the block kernel's runtime loads
+    }
   }
   const int threads = r.S >= 8192 ? 1024 : 512;
   return launch_kernel<attention_softmax_block<T>>("attention_softmax_block", call.device, grid_for(rows, 1), threads, 0,
