@@ -24,6 +24,7 @@ void initialize(const std::string& package_lib_dir) {
     hal::env_flag("TORCH_HAL_BLOCKING_WAIT", false);  // read by torch.distributed's adapter engine
   });
   native::attention_workspace_limit_bytes();
+  native::attention_saved_probabilities_limit_bytes();
   lib_dir() = package_lib_dir;
   call_core([&] { return &hal::DeviceRegistry::instance(package_lib_dir); });
 }

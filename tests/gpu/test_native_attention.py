@@ -1,6 +1,8 @@
 """F.scaled_dot_product_attention on a GPU hal device through the fused attention op (csrc/torch/native/
 attention_ops.cpp) on both of its routes: GEMMs around the ATTENTION_SOFTMAX kernel (attention_by_gemm.cpp, the
-default) and the tiled kernels (HAL_OP_ATTENTION and its backward, with TORCH_HAL_ATTENTION_WORKSPACE_MB=0),
+default; its backward reading the probabilities the forward saved, or recomputing them with
+TORCH_HAL_ATTENTION_SAVED_MB=0) and the tiled kernels (HAL_OP_ATTENTION and its backward, with
+TORCH_HAL_ATTENTION_WORKSPACE_MB=0),
 against ATen's math path on the CPU in float64: values and
 the gradients of query, key and value over dtypes, head dims up to 256, causal and arbitrary masks (bool and
 additive, broadcast), grouped-query heads, unequal query and key lengths and strided (transposed) inputs.
@@ -24,15 +26,19 @@ TOLERANCE = {torch.float32: dict(atol=2e-5, rtol=2e-5), torch.float16: dict(atol
 
 
 WORKSPACE = "TORCH_HAL_ATTENTION_WORKSPACE_MB"
+SAVED = "TORCH_HAL_ATTENTION_SAVED_MB"
 
 
-@pytest.fixture(autouse=True, params=["gemm", "tiled"])
+@pytest.fixture(autouse=True, params=["gemm", "gemm-recomputed", "tiled"])
 def attention_route(request, monkeypatch):
-    """Every case runs on both routes; the tiled one is what a workspace limit of 0 leaves."""
+    """Every case runs on both routes, the GEMM route's backward with the probabilities the forward saved and
+    recomputing them (a limit of 0 on what is saved); the tiled route is what a workspace limit of 0 leaves."""
+    monkeypatch.delenv(WORKSPACE, raising=False)
+    monkeypatch.delenv(SAVED, raising=False)
     if request.param == "tiled":
         monkeypatch.setenv(WORKSPACE, "0")
-    else:
-        monkeypatch.delenv(WORKSPACE, raising=False)
+    elif request.param == "gemm-recomputed":
+        monkeypatch.setenv(SAVED, "0")
     return request.param
 
 
@@ -215,8 +221,8 @@ def test_gemm_route_in_chunks(gpu_device, native, monkeypatch, attention_route, 
     """A workspace of a few (batch, head) pairs' scores: the GEMM route runs in chunks of whole batches (5 pairs
     of the backward's two score matrices: one batch of 4 heads; the forward's one matrix: two batches, then
     one) or of heads within a batch (3 pairs: heads 0-2, then 3), with the values of one pass."""
-    if attention_route == "tiled":
-        pytest.skip("the tiled kernels have no workspace")
+    if attention_route != "gemm":
+        pytest.skip("the GEMM route's chunks: once")
     B, H, L, S, D = 3, 4, 40, 40, 32
     bytes_per_pair = L * S * 4 * 2  # the backward's two f32 score matrices
     monkeypatch.setenv(WORKSPACE, repr(limit_pairs * bytes_per_pair / 2**20))
@@ -282,3 +288,59 @@ def test_dropout_with_masks_and_in_chunks(gpu_device, native, monkeypatch, atten
     mask = torch.rand(2, 1, 24, 32, generator=torch.Generator().manual_seed(8)) > 0.4
     mask[..., 0] = True
     dropout_case(gpu_device, native, p=0.2, mask=mask)
+
+
+def gemm_products(profiled):
+    return sum(e.name == "torch_hal::attention_gemm" for e in profiled.events())
+
+
+def test_backward_reads_the_saved_probabilities(gpu_device, native, attention_route):
+    """The forward saves the probabilities with its log-sum-exp (one allocation, counted by the memory
+    statistics and freed with the graph); the backward then runs four GEMMs instead of five, with the values
+    of the recomputing one, and a second backward (retain_graph) reads them again unchanged, dropout too."""
+    if attention_route == "tiled":
+        pytest.skip("the GEMM route's own")
+    B, H, L, S, D = 2, 3, 48, 40, 32
+    leaves = [make(shape, torch.float32, seed=s, low=-1, high=1).to(gpu_device).requires_grad_(True)
+              for s, shape in ((21, (B, H, L, D)), (22, (B, H, S, D)), (23, (B, H, S, D)))]
+    grad = make((B, H, L, D), torch.float32, seed=24, low=-1, high=1).to(gpu_device)
+    saved = attention_route == "gemm"
+    torch.hal.synchronize()
+    before = torch.hal.memory_allocated(gpu_device)
+    with native():
+        torch.hal.manual_seed(3)
+        out = F.scaled_dot_product_attention(*leaves, dropout_p=0.25)
+        held = torch.hal.memory_allocated(gpu_device) - before - out.numel() * 4
+        probs_bytes = B * H * L * S * 4
+        assert (held >= probs_bytes) == saved, held
+        grads = []
+        for _ in range(2):
+            with profile(activities=[ProfilerActivity.CPU]) as profiled:
+                out.backward(grad, retain_graph=True)
+            assert gemm_products(profiled) == (4 if saved else 5)
+            grads.append([leaf.grad.clone() for leaf in leaves])
+            for leaf in leaves:
+                leaf.grad = None
+    for first, second in zip(*grads):
+        torch.testing.assert_close(first, second, atol=0, rtol=0)
+    del out
+    torch.hal.synchronize()
+    assert torch.hal.memory_allocated(gpu_device) - before == sum(g.numel() * 4 for g in grads[0] + grads[1])
+
+
+def test_saved_probabilities_only_for_their_own_operands(gpu_device, native, attention_route):
+    """The backward op handed a log-sum-exp with saved probabilities but other operands (a caller of the op
+    itself) recomputes: its gradients are those of the operands it was given."""
+    if attention_route != "gemm":
+        pytest.skip("the GEMM route's saved probabilities")
+    B, H, L, D = 1, 2, 16, 16
+    q, k, v, q2, dout = (make((B, H, L, D), torch.float32, seed=s, low=-1, high=1).to(gpu_device) for s in range(30, 35))
+    with native():
+        out, lse = FUSED(q, k, v, None, 0.0, False, False)[:2]
+        out2, lse2 = FUSED(q2, k, v, None, 0.0, False, False)[:2]
+        rng = torch.empty((), dtype=torch.long)
+        args = (None, [True, True, True, False])
+        got = FUSED_BACKWARD(dout, q2, k, v, *args, out2, lse, None, None, L, L, 0.0, False, rng, rng)
+        want = FUSED_BACKWARD(dout, q2, k, v, *args, out2, lse2, None, None, L, L, 0.0, False, rng, rng)
+    for g, w in zip(got[:3], want[:3]):
+        torch.testing.assert_close(g, w)

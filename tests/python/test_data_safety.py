@@ -238,6 +238,8 @@ def test_exit_after_backward_is_clean_under_load(how):
     ("TORCH_HAL_ATTENTION_WORKSPACE_MB", "abc", "not a number"),
     ("TORCH_HAL_ATTENTION_WORKSPACE_MB", "-1", "not a number"),
     ("TORCH_HAL_ATTENTION_WORKSPACE_MB", "1e3", "not a number"),
+    ("TORCH_HAL_ATTENTION_SAVED_MB", "lots", "not a number"),
+    ("TORCH_HAL_ATTENTION_SAVED_MB", "-5", "not a number"),
     ("TORCH_HAL_BLOCKING_WAIT", "maybe", "not a switch"),
 ])
 def test_bad_setting_raises_value_error_at_import(name, value, expected):
@@ -253,7 +255,7 @@ def test_good_settings_are_read():
         print("strict", torch.hal.is_strict())
         x = torch.ones(1 << 20, device="hal"); print("ok", x.sum().item())
     """, TORCH_HAL_STRICT="TRUE", TORCH_HAL_COPY_THREADS="3", TORCH_HAL_FORCE_STAGING="off",
-        TORCH_HAL_ATTENTION_WORKSPACE_MB="0.5", TORCH_HAL_BLOCKING_WAIT="yes",
+        TORCH_HAL_ATTENTION_WORKSPACE_MB="0.5", TORCH_HAL_ATTENTION_SAVED_MB="16", TORCH_HAL_BLOCKING_WAIT="yes",
         PYTORCH_HAL_ALLOC_CONF="max_split_size_mb:64,garbage_collection_threshold:0.6,roundup_power2_divisions:4")
     assert "strict True" in out and "ok 1048576.0" in out, out
 

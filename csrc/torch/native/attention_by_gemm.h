@@ -47,13 +47,20 @@ bool gemm_attention_applies(const at::Tensor& q, int64_t keys, int matrices);
 // 256 MiB by default. A value that does not parse raises, naming the variable.
 size_t attention_workspace_limit_bytes();
 
+// The limit on the probabilities one forward saves for its backward: TORCH_HAL_ATTENTION_SAVED_MB (MiB, a
+// fraction allowed; 0 saves none: every backward recomputes them), 64 MiB by default.
+size_t attention_saved_probabilities_limit_bytes();
+
 // out (laid out as q) and lse [B, Hq, L] (f32), as HAL_OP_ATTENTION's; with dropout, its draws (taken from
-// hal's default generator).
+// hal's default generator). The probabilities are saved with lse where they fit the limit above and the
+// workspace's.
 std::tuple<at::Tensor, at::Tensor, DropoutDraws> gemm_attention_forward(const AttentionOperands& a);
 
-// dq, dk, dv, laid out as q, k, v. The probabilities (and dropout's mask, from `draws`) are recomputed.
+// dq, dk, dv, laid out as q, k, v. The probabilities are those the forward saved with `logsumexp` (its
+// result), or recomputed; dropout's mask is redrawn from `draws`.
 std::tuple<at::Tensor, at::Tensor, at::Tensor> gemm_attention_backward(const AttentionOperands& a,
                                                                        const at::Tensor& grad_out,
+                                                                       const at::Tensor& logsumexp,
                                                                        const DropoutDraws& draws);
 
 }  // namespace torch_hal::native

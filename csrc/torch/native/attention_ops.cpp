@@ -241,7 +241,7 @@ Tensors4 fused_attention_backward(const at::Tensor& grad_out, const at::Tensor& 
     const DropoutDraws draws = dropout_p > 0.0 ? DropoutDraws{from_cpu_scalar(philox_seed), from_cpu_scalar(philox_offset)}
                                                : DropoutDraws{};
     auto [dq, dk, dv] =
-        gemm_attention_backward({query, key, value, bias, used_scale, is_causal, dropout_p}, grad_out, draws);
+        gemm_attention_backward({query, key, value, bias, used_scale, is_causal, dropout_p}, grad_out, logsumexp, draws);
     return wanted(dq, dk, dv);
   }
   const at::Tensor q = rows_contiguous(query), k = rows_contiguous(key), v = rows_contiguous(value);
