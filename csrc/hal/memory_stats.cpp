@@ -22,12 +22,6 @@ const char* const kPoolNames[] = {"all", "small_pool", "large_pool"};
 
 }  // namespace
 
-void Stat::update(int64_t delta) {
-  current += delta;
-  if (delta > 0) allocated += delta; else freed -= delta;
-  peak = std::max(peak, current);
-}
-
 std::map<std::string, int64_t> DeviceStats::to_map(int64_t max_split_size) const {
   std::map<std::string, int64_t> out;
   for (const auto& [name, member] : kArrays) {

@@ -17,11 +17,6 @@ namespace {
 
 using Dims = c10::SmallVector<int64_t, 8>;
 
-// METH_FASTCALL functions go into PyMethodDef as a PyCFunction.
-template <typename Fn>
-constexpr PyCFunction fastcall(Fn fn) {
-  return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn));
-}
 
 void parse_dims(PyObject* value, const char* what, Dims& out) {
   const bool tuple = PyTuple_Check(value);

@@ -12,4 +12,11 @@ namespace torch_hal {
 // and exchange_device(device).
 void bind_generated_code_calls(pybind11::module_& m);
 
+// A METH_FASTCALL function, PyObject* (PyObject* self, PyObject* const* args, Py_ssize_t nargs), as PyMethodDef
+// holds it: a PyCFunction.
+template <typename Fn>
+constexpr PyCFunction fastcall(Fn fn) {
+  return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn));
+}
+
 }  // namespace torch_hal

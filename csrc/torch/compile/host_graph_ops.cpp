@@ -1,15 +1,18 @@
 #include "compile/host_graph_ops.h"
 
-#include <pybind11/stl.h>
 #include <c10/core/CPUAllocator.h>
+#include <c10/util/SmallVector.h>
+#include <torch/csrc/Exceptions.h>
 #include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/utils/pybind.h>
+#include <torch/csrc/utils/object_ptr.h>
 #include <torch/library.h>
 
 #include <algorithm>
 #include <vector>
 
 #include "allocator.h"
+#include "compile/generated_code_calls.h"
 #include "hal_context.h"
 #include "output_capture.h"
 #include "tensor_bridge.h"
@@ -80,28 +83,34 @@ at::Tensor cpu_view(const at::Tensor& self) {
 // The inputs of a compiled host graph as the CPU code takes them, in one call at its top: each hal tensor as its
 // CPU view, anything else (CPU tensors, sizes) as it is. The CPU reads the memory from now on, so the work queued
 // on each device's current stream is waited for first (stream order), once per device.
-py::tuple compile_host_views(const py::args& args) {
-  py::tuple out(args.size());
-  std::vector<c10::DeviceIndex> waited;
-  for (size_t i = 0; i < args.size(); ++i) {
-    py::handle arg = args[i];
-    if (!THPVariable_Check(arg.ptr())) {
-      out[i] = arg;
-      continue;
+PyObject* compile_host_views(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  THPObjectPtr out(PyTuple_New(nargs));
+  if (!out) return nullptr;
+  c10::SmallVector<c10::DeviceIndex, 2> waited;
+  for (Py_ssize_t i = 0; i < nargs; ++i) {
+    PyObject* arg = args[i];
+    PyObject* item = nullptr;
+    if (THPVariable_Check(arg)) {
+      const at::Tensor& t = THPVariable_Unpack(arg);
+      if (is_hal(t)) {
+        const auto index = host_accessible_device_of(t, "compile_host_views");
+        if (std::find(waited.begin(), waited.end(), index) == waited.end()) {
+          wait_for_current_stream(index);
+          waited.push_back(index);
+        }
+        item = THPVariable_Wrap(cpu_view_of(t));
+        if (item == nullptr) return nullptr;
+      }
     }
-    const at::Tensor& t = THPVariable_Unpack(arg.ptr());
-    if (!is_hal(t)) {
-      out[i] = arg;
-      continue;
+    if (item == nullptr) {
+      Py_INCREF(arg);
+      item = arg;
     }
-    const auto index = host_accessible_device_of(t, "compile_host_views");
-    if (std::find(waited.begin(), waited.end(), index) == waited.end()) {
-      wait_for_current_stream(index);
-      waited.push_back(index);
-    }
-    out[i] = py::reinterpret_steal<py::object>(THPVariable_Wrap(cpu_view_of(t)));
+    PyTuple_SET_ITEM(out.get(), i, item);
   }
-  return out;
+  return out.release();
+  END_HANDLE_TH_ERRORS
 }
 
 // The hal tensor over a CPU tensor's bytes, for the compiled code's outputs. Without a copy where those bytes
@@ -122,21 +131,40 @@ at::Tensor hal_view(const at::Tensor& self, c10::DeviceIndex index) {
 // tensor over the same bytes), or -1 for an output that stays as it is (a CPU tensor, a size, None). One
 // Python call for all outputs rather than an operator call each: a training graph's forward returns every
 // activation its backward saves, and a dispatcher call costs microseconds.
-py::tuple compile_host_outputs(const py::tuple& outputs, const std::vector<int64_t>& devices) {
-  TORCH_CHECK(outputs.size() == devices.size(), "compile_host_outputs: ", outputs.size(), " outputs but ",
-              devices.size(), " devices");
-  py::tuple out(outputs.size());
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    py::handle value = outputs[i];
-    if (devices[i] < 0 || !THPVariable_Check(value.ptr())) {
-      out[i] = value;
-      continue;
+PyObject* compile_host_outputs(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  TORCH_CHECK_TYPE(nargs == 2 && PyTuple_Check(args[0]) && PyTuple_Check(args[1]),
+                   "compile_host_outputs(outputs, devices) takes two tuples");
+  PyObject *outputs = args[0], *devices = args[1];
+  const Py_ssize_t n = PyTuple_GET_SIZE(outputs);
+  TORCH_CHECK(n == PyTuple_GET_SIZE(devices), "compile_host_outputs: ", n, " outputs but ",
+              PyTuple_GET_SIZE(devices), " devices");
+  THPObjectPtr out(PyTuple_New(n));
+  if (!out) return nullptr;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* value = PyTuple_GET_ITEM(outputs, i);
+    const long device = PyLong_AsLong(PyTuple_GET_ITEM(devices, i));
+    if (device == -1 && PyErr_Occurred()) throw python_error();
+    PyObject* item = nullptr;
+    if (device >= 0 && THPVariable_Check(value)) {
+      const auto index = checked_device_index(static_cast<int>(device));
+      item = THPVariable_Wrap(hal_view(THPVariable_Unpack(value), index));
+      if (item == nullptr) return nullptr;
+    } else {
+      Py_INCREF(value);
+      item = value;
     }
-    const auto index = checked_device_index(static_cast<int>(devices[i]));
-    out[i] = py::reinterpret_steal<py::object>(THPVariable_Wrap(hal_view(THPVariable_Unpack(value.ptr()), index)));
+    PyTuple_SET_ITEM(out.get(), i, item);
   }
-  return out;
+  return out.release();
+  END_HANDLE_TH_ERRORS
 }
+
+PyMethodDef methods[] = {
+    {"compile_host_views", fastcall(compile_host_views), METH_FASTCALL, nullptr},
+    {"compile_host_outputs", fastcall(compile_host_outputs), METH_FASTCALL, nullptr},
+    {nullptr, nullptr, 0, nullptr},
+};
 
 }  // namespace
 
@@ -149,8 +177,7 @@ TORCH_LIBRARY_IMPL(torch_hal, PrivateUse1, m) {
 }
 
 void bind_compile_host_graph(py::module_& m) {
-  m.def("compile_host_views", &compile_host_views);
-  m.def("compile_host_outputs", &compile_host_outputs);
+  if (PyModule_AddFunctions(m.ptr(), methods) != 0) throw py::error_already_set();
 }
 
 }  // namespace torch_hal

@@ -12,7 +12,8 @@
 
 namespace torch_hal {
 
-// torch_hal._C.compile_host_views(*inputs) and torch_hal._C.compile_host_outputs(outputs, devices).
+// torch_hal._C.compile_host_views(*inputs) and torch_hal._C.compile_host_outputs(outputs, devices), as CPython
+// fast calls (generated_code_calls.h says why).
 void bind_compile_host_graph(pybind11::module_& m);
 
 }  // namespace torch_hal
