@@ -330,7 +330,7 @@ def test_backward_reads_the_saved_probabilities(gpu_device, native, attention_ro
 
 def test_saved_probabilities_only_for_their_own_operands(gpu_device, native, attention_route):
     """The backward op handed a log-sum-exp with saved probabilities but other operands (a caller of the op
-    itself) recomputes: its gradients are those of the operands it was given."""
+    itself), or no log-sum-exp at all, recomputes: its gradients are those of the operands it was given."""
     if attention_route != "gemm":
         pytest.skip("the GEMM route's saved probabilities")
     B, H, L, D = 1, 2, 16, 16
@@ -342,5 +342,7 @@ def test_saved_probabilities_only_for_their_own_operands(gpu_device, native, att
         args = (None, [True, True, True, False])
         got = FUSED_BACKWARD(dout, q2, k, v, *args, out2, lse, None, None, L, L, 0.0, False, rng, rng)
         want = FUSED_BACKWARD(dout, q2, k, v, *args, out2, lse2, None, None, L, L, 0.0, False, rng, rng)
-    for g, w in zip(got[:3], want[:3]):
+        without = FUSED_BACKWARD(dout, q2, k, v, *args, out2, None, None, None, L, L, 0.0, False, rng, rng)
+    for g, w, n in zip(got[:3], want[:3], without[:3]):
         torch.testing.assert_close(g, w)
+        torch.testing.assert_close(n, w)

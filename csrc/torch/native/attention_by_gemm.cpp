@@ -94,6 +94,7 @@ class SavedProbabilities {
 
   // The probabilities [B, H, L, S] saved with `lse`, if they were computed from these operands.
   at::Tensor find(const at::Tensor& lse, const AttentionOperands& a) {
+    if (!lse.defined() || !lse.has_storage()) return at::Tensor();  // a caller of the op itself may pass none
     const c10::StorageImpl* storage = lse.storage().unsafeGetStorageImpl();
     std::lock_guard<std::mutex> lock(mutex_);
     for (const Record& r : records_) {
