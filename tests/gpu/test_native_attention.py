@@ -334,7 +334,8 @@ def test_saved_probabilities_only_for_their_own_operands(gpu_device, native, att
     if attention_route != "gemm":
         pytest.skip("the GEMM route's saved probabilities")
     B, H, L, D = 1, 2, 16, 16
-    q, k, v, q2, dout = (make((B, H, L, D), torch.float32, seed=s, low=-1, high=1).to(gpu_device) for s in range(30, 35))
+    q, k, v, q2, dout = (make((B, H, L, D), torch.float32, seed=s, low=-1, high=1).to(gpu_device)
+                         for s in range(30, 35))
     with native():
         out, lse = FUSED(q, k, v, None, 0.0, False, False)[:2]
         out2, lse2 = FUSED(q2, k, v, None, 0.0, False, False)[:2]

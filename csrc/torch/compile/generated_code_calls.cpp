@@ -17,7 +17,6 @@ namespace {
 
 using Dims = c10::SmallVector<int64_t, 8>;
 
-
 void parse_dims(PyObject* value, const char* what, Dims& out) {
   const bool tuple = PyTuple_Check(value);
   TORCH_CHECK_TYPE(tuple || PyList_Check(value), what, " must be a tuple or list of ints, not ", Py_TYPE(value)->tp_name);

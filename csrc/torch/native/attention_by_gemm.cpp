@@ -7,10 +7,10 @@
 // Dropout multiplies the probabilities by a keep-mask drawn chunk by chunk (redrawn in the backward from the
 // same counters) and folds 1 / (1 - p) into the GEMMs' alpha.
 // Saved probabilities: where one call's probabilities fit TORCH_HAL_ATTENTION_SAVED_MB (default 64) and the
-// workspace limit, the forward writes them after the log-sum-exp in one allocation, and the backward finds them through the
-// log-sum-exp it is handed (SavedProbabilities below) instead of recomputing them: one GEMM and one softmax
-// less, 34 us of a layer's 190 us on the H100 for BERT's [8, 8, 256, 256] f32. The memory is the math
-// path's (the probabilities live from forward to backward), bounded by the setting.
+// workspace limit, the forward writes them after the log-sum-exp in one allocation, and the backward finds
+// them through the log-sum-exp it is handed (SavedProbabilities below) instead of recomputing them: one GEMM
+// and one softmax less, 34 us of a layer's 190 us on the H100 for BERT's [8, 8, 256, 256] f32. The memory is
+// the math path's (the probabilities live from forward to backward), bounded by the setting.
 // Grouped-query heads: key and value are expanded to the query's heads (a copy the size of k and v), and
 // dk, dv summed back over each group.
 // The GEMMs read q, k, v and dout, and write out, dq, dk and dv, where they lie: as 4-D [nb, nh, rows, cols]
@@ -138,9 +138,9 @@ std::pair<at::Tensor, at::Tensor> lse_and_saved_probabilities(const AttentionOpe
   const int64_t offset = lse_bytes / a.q.element_size();
   const at::Tensor probs = at::empty({0}, a.q.options()).set_(storage.storage(), offset, shape,
                                                                row_major_strides(shape));
-  saved_probabilities().remember({storage.storage().getWeakStorageImpl(), a.q.data_ptr(), a.k.data_ptr(), a.v.data_ptr(),
-                                  a.bias.defined() ? a.bias.data_ptr() : nullptr, shape, a.q.scalar_type(), a.scale,
-                                  a.causal, offset});
+  saved_probabilities().remember({storage.storage().getWeakStorageImpl(), a.q.data_ptr(), a.k.data_ptr(),
+                                  a.v.data_ptr(), a.bias.defined() ? a.bias.data_ptr() : nullptr, shape,
+                                  a.q.scalar_type(), a.scale, a.causal, offset});
   return {lse, probs};
 }
 
