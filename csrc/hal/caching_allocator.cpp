@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <vector>
 
 #include "allocator_config.h"
 #include "allocator_trace.h"
@@ -19,6 +20,16 @@
 
 namespace hal {
 
+struct Block;
+
+namespace {
+// The free blocks of a pool, by stream, then size, then address: the best fit for a stream is a lower_bound.
+struct BySizeThenAddress {
+  bool operator()(const Block* a, const Block* b) const;
+};
+using BlockPool = std::set<Block*, BySizeThenAddress>;
+}  // namespace
+
 // A piece of a segment (one device allocation). Blocks of a segment form an address-ordered list
 // through prev/next; a segment belongs to the stream it was first allocated for, and so do its blocks.
 struct Block {
@@ -30,6 +41,7 @@ struct Block {
   size_t requested = 0;       // what the caller asked for (allocated blocks)
   bool allocated = false;
   bool in_pool = false;       // free and reusable (not waiting on events)
+  BlockPool::iterator pool_position;  // where it is in its pool, while in_pool: erased without a search
   bool counted_inactive_split = false;
   Block* prev = nullptr;
   Block* next = nullptr;
@@ -79,20 +91,16 @@ std::string format_bytes(double bytes) {
   return buf;
 }
 
-struct BySizeThenAddress {
-  bool operator()(const Block* a, const Block* b) const {
-    if (a->stream != b->stream) return a->stream < b->stream;
-    if (a->size != b->size) return a->size < b->size;
-    return reinterpret_cast<uintptr_t>(a->ptr) < reinterpret_cast<uintptr_t>(b->ptr);
-  }
-};
+bool BySizeThenAddress::operator()(const Block* a, const Block* b) const {
+  if (a->stream != b->stream) return a->stream < b->stream;
+  if (a->size != b->size) return a->size < b->size;
+  return reinterpret_cast<uintptr_t>(a->ptr) < reinterpret_cast<uintptr_t>(b->ptr);
+}
 struct ByAddress {
   bool operator()(const Block* a, const Block* b) const {
     return reinterpret_cast<uintptr_t>(a->ptr) < reinterpret_cast<uintptr_t>(b->ptr);
   }
 };
-using BlockPool = std::set<Block*, BySizeThenAddress>;
-
 std::atomic<ContextRecorder> g_context_recorder{nullptr};
 
 // A freed block that other streams used: it waits here until the events recorded on them complete.
@@ -104,7 +112,13 @@ struct PendingFree {
 class DeviceAllocator {
  public:
   explicit DeviceAllocator(int device)
-      : device_(DeviceRegistry::instance().device(device)), limit_(device_.properties.total_memory_bytes) {}
+      : device_(DeviceRegistry::instance().device(device)), limit_(device_.properties.total_memory_bytes) {
+    spare_nodes_.reserve(kSpares);
+    spare_blocks_.reserve(kSpares);
+  }
+  ~DeviceAllocator() {
+    for (Block* b : spare_blocks_) delete b;
+  }
 
   // `report`, when given (a profiler observes), receives the event for report_memory_activity(), which
   // the caller makes once this allocator's lock is released.
@@ -148,6 +162,10 @@ class DeviceAllocator {
   BlockPool& pool_for(bool large) { return large ? large_ : small_; }
   void pool_insert(Block* block);
   void pool_erase(Block* block);
+  // Every allocation splits a free block and every free merges it back: a pool node and a Block come and go
+  // each time. They are kept for reuse instead of going back to the heap (a few hundred ns a pair).
+  Block* make_block(StreamId stream, size_t size, void* ptr, bool large);
+  void recycle_block(Block* block);
   Block* find_free(size_t rounded, bool large, StreamId stream);
   // A segment of `segment_size` bytes from the adapter, holding one free block; nullptr when the device (or
   // the memory-fraction cap) has no room for it.
@@ -163,6 +181,9 @@ class DeviceAllocator {
   BlockPool small_, large_;
   std::set<Block*, ByAddress> segments_;  // first block of each segment
   std::deque<PendingFree> pending_;
+  static constexpr size_t kSpares = 64;
+  std::vector<BlockPool::node_type> spare_nodes_;
+  std::vector<Block*> spare_blocks_;
   DeviceStats stats_;
   AllocatorTrace trace_;
   double fraction_ = 1.0;
@@ -171,8 +192,16 @@ class DeviceAllocator {
 };
 
 void DeviceAllocator::pool_insert(Block* block) {
+  BlockPool& pool = pool_for(block->is_large);
+  if (spare_nodes_.empty()) {
+    block->pool_position = pool.insert(block).first;
+  } else {
+    BlockPool::node_type node = std::move(spare_nodes_.back());
+    spare_nodes_.pop_back();
+    node.value() = block;
+    block->pool_position = pool.insert(std::move(node)).position;
+  }
   block->in_pool = true;
-  pool_for(block->is_large).insert(block);
   if (block->is_split()) {
     // A free piece of a segment that is partly in use: the fragmentation torch.cuda reports.
     block->counted_inactive_split = true;
@@ -182,12 +211,29 @@ void DeviceAllocator::pool_insert(Block* block) {
 }
 
 void DeviceAllocator::pool_erase(Block* block) {
-  pool_for(block->is_large).erase(block);
+  BlockPool::node_type node = pool_for(block->is_large).extract(block->pool_position);
+  if (spare_nodes_.size() < kSpares) spare_nodes_.push_back(std::move(node));  // reserved: no allocation
   block->in_pool = false;
   if (block->counted_inactive_split) {
     block->counted_inactive_split = false;
     stats_.inactive_split.update(block->is_large, -1);
     stats_.inactive_split_bytes.update(block->is_large, -static_cast<int64_t>(block->size));
+  }
+}
+
+Block* DeviceAllocator::make_block(StreamId stream, size_t size, void* ptr, bool large) {
+  if (spare_blocks_.empty()) return new Block(device_.index, stream, size, ptr, large);
+  Block* block = spare_blocks_.back();
+  spare_blocks_.pop_back();
+  *block = Block(device_.index, stream, size, ptr, large);
+  return block;
+}
+
+void DeviceAllocator::recycle_block(Block* block) {
+  if (spare_blocks_.size() < kSpares) {
+    spare_blocks_.push_back(block);  // reserved: no allocation
+  } else {
+    delete block;
   }
 }
 
@@ -285,7 +331,7 @@ Allocation DeviceAllocator::allocate(size_t size, StreamId stream, MemoryActivit
   if (split) {
     Block* rest = nullptr;
     try {
-      rest = new Block(device_.index, stream, remaining, static_cast<char*>(block->ptr) + rounded, large);
+      rest = make_block(stream, remaining, static_cast<char*>(block->ptr) + rounded, large);
     } catch (...) {
       pool_insert(block);  // back to the cache rather than lost
       throw;
@@ -350,12 +396,12 @@ void DeviceAllocator::return_to_pool(Block* block) {
   stats_.active_bytes.update(block->is_large, -static_cast<int64_t>(block->size));
   // The lower block of a pair always absorbs the upper one, so that a segment's first block (the key in
   // segments_) survives every merge.
-  const auto absorb_next = [](Block* lower) {
+  const auto absorb_next = [this](Block* lower) {
     Block* upper = lower->next;
     lower->size += upper->size;
     lower->next = upper->next;
     if (lower->next) lower->next->prev = lower;
-    delete upper;
+    recycle_block(upper);
   };
   if (block->prev && block->prev->in_pool) {
     block = block->prev;

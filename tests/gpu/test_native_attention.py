@@ -328,6 +328,36 @@ def test_backward_reads_the_saved_probabilities(gpu_device, native, attention_ro
     assert torch.hal.memory_allocated(gpu_device) - before == sum(g.numel() * 4 for g in grads[0] + grads[1])
 
 
+def test_saved_probabilities_backward_keeps_to_the_workspace_limit(gpu_device, native, monkeypatch, attention_route):
+    """A workspace limit between one and two probability matrices: the forward saves them (they fit), and the
+    backward with dropout, whose workspace holds two matrices a pair (the scores' gradient and the mask), runs
+    in chunks of whole batches that fit the limit, reading each chunk's slice of the saved probabilities, with
+    the gradients of a run without the limit."""
+    if attention_route != "gemm":
+        pytest.skip("the GEMM route's saved probabilities")
+    B, H, L, S, D = 2, 3, 48, 40, 32
+    probs_bytes = B * H * L * S * 4
+
+    def run():
+        leaves = [make(shape, torch.float32, seed=s, low=-1, high=1).to(gpu_device).requires_grad_(True)
+                  for s, shape in ((41, (B, H, L, D)), (42, (B, H, S, D)), (43, (B, H, S, D)))]
+        grad = make((B, H, L, D), torch.float32, seed=44, low=-1, high=1).to(gpu_device)
+        with native():
+            torch.hal.manual_seed(5)
+            out = F.scaled_dot_product_attention(*leaves, dropout_p=0.25)
+            with profile(activities=[ProfilerActivity.CPU]) as profiled:
+                out.backward(grad)
+        return [leaf.grad.cpu() for leaf in leaves], gemm_products(profiled)
+
+    unlimited, products = run()
+    assert products == 4  # one chunk, the saved probabilities read
+    monkeypatch.setenv(WORKSPACE, repr(1.5 * probs_bytes / 2**20))
+    limited, products = run()
+    assert products == 8  # two chunks (one batch each) of four GEMMs: still reading the saved probabilities
+    for g, w, name in zip(limited, unlimited, "qkv"):
+        torch.testing.assert_close(g, w, msg=lambda m: f"grad of {name}: {m}")
+
+
 def test_saved_probabilities_only_for_their_own_operands(gpu_device, native, attention_route):
     """The backward op handed a log-sum-exp with saved probabilities but other operands (a caller of the op
     itself), or no log-sum-exp at all, recomputes: its gradients are those of the operands it was given."""

@@ -333,12 +333,12 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> gemm_attention_backward(const Att
   const double kept = 1.0 / (1.0 - a.dropout_p);  // dropout's scaling of what it keeps (1 without dropout)
   // The forward's probabilities where it saved them (and was handed these operands): the workspace then
   // holds the scores' gradient (and dropout's mask) only, and is never written over the saved ones, which a
-  // second backward (retain_graph) reads again.
+  // second backward (retain_graph) reads again. The chunks are planned for the workspace alone: with dropout
+  // it holds two matrices a pair, which may not fit the limit in one chunk even where the saved ones did.
   const at::Tensor saved = saved_probabilities().find(logsumexp, a);
   const int matrices = score_matrices(true, a.dropout_p) - (saved.defined() ? 1 : 0);
-  const auto chunks = saved.defined() ? std::vector<Chunk>{{0, B, 0, H}}
-                                      : plan_chunks(B, H, static_cast<size_t>(L * S) * q.element_size() * matrices,
-                                                    attention_workspace_limit_bytes());
+  const auto chunks = plan_chunks(B, H, static_cast<size_t>(L * S) * q.element_size() * matrices,
+                                  attention_workspace_limit_bytes());
   const std::vector<at::Tensor> buffers = score_buffers(matrices, chunks, L, S, q.options());
   const int first_free = saved.defined() ? 0 : 1;  // buffers[0] holds the recomputed probabilities
   const at::Tensor lse =
@@ -346,7 +346,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> gemm_attention_backward(const Att
   for (const Chunk& c : chunks) {
     const at::Tensor q4 = c.of(q), k4 = c.of(k), v4 = c.of(v), do4 = c.of(dout);
     const at::Tensor dscores = scores_of(buffers[first_free], c, L, S);
-    at::Tensor probs = saved;
+    at::Tensor probs = saved.defined() ? c.of(saved) : at::Tensor();  // a chunk's slice of them is dense
     if (!saved.defined()) {
       probs = scores_of(buffers[0], c, L, S);
       product(probs, q4, k4.transpose(2, 3), a.scale);
