@@ -27,6 +27,7 @@
 
 #include <c10/core/StorageImpl.h>
 #include <c10/util/intrusive_ptr.h>
+#include <c10/util/strides.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -62,12 +63,6 @@ size_t attention_saved_probabilities_limit_bytes() {
 
 namespace {
 
-std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (size_t d = shape.size() - 1; d > 0; --d) strides[d - 1] = strides[d] * shape[d];
-  return strides;
-}
-
 // The probabilities a forward saved for its backward, found again through the log-sum-exp it returned.
 // The forward allocates [log-sum-exp | padding | probabilities] as one storage and returns the log-sum-exp
 // as a view of its front; the probabilities live exactly as long as that storage, which autograd (or a
@@ -101,7 +96,7 @@ class SavedProbabilities {
       const auto alive = r.storage.lock();
       if (alive.get() != storage || !matches(r, a)) continue;
       at::Tensor probs = at::empty({0}, a.q.options());
-      probs.set_(lse.storage(), r.offset, r.shape, row_major_strides(r.shape));
+      probs.set_(lse.storage(), r.offset, r.shape, c10::contiguous_strides(r.shape));
       return probs;
     }
     return at::Tensor();
@@ -137,7 +132,7 @@ std::pair<at::Tensor, at::Tensor> lse_and_saved_probabilities(const AttentionOpe
   const std::vector<int64_t> shape{B, H, L, S};
   const int64_t offset = lse_bytes / a.q.element_size();
   const at::Tensor probs = at::empty({0}, a.q.options()).set_(storage.storage(), offset, shape,
-                                                               row_major_strides(shape));
+                                                               c10::contiguous_strides(shape));
   saved_probabilities().remember({storage.storage().getWeakStorageImpl(), a.q.data_ptr(), a.k.data_ptr(),
                                   a.v.data_ptr(), a.bias.defined() ? a.bias.data_ptr() : nullptr, shape,
                                   a.q.scalar_type(), a.scale, a.causal, offset});
@@ -290,15 +285,14 @@ std::tuple<at::Tensor, at::Tensor, DropoutDraws> gemm_attention_forward(const At
   const bool save = probs_bytes <= std::min(attention_saved_probabilities_limit_bytes(),
                                             attention_workspace_limit_bytes());
   auto [lse, saved] = lse_and_saved_probabilities(a, save);
-  // Saved probabilities are the scores' buffer (one chunk: they fit a limit below the workspace's); the
-  // workspace then holds dropout's mask alone.
+  // Saved probabilities take the place of the scores' buffer; the workspace then holds dropout's mask alone
+  // (they fit the limit, so the mask does too, and the plan is one chunk).
   const int matrices = score_matrices(false, a.dropout_p) - (save ? 1 : 0);
-  const auto chunks = save ? std::vector<Chunk>{{0, B, 0, H}}
-                           : plan_chunks(B, H, static_cast<size_t>(L * S) * q.element_size() * matrices,
-                                         attention_workspace_limit_bytes());
+  const auto chunks = plan_chunks(B, H, static_cast<size_t>(L * S) * q.element_size() * matrices,
+                                  attention_workspace_limit_bytes());
   const std::vector<at::Tensor> buffers = score_buffers(matrices, chunks, L, S, q.options());
   for (const Chunk& c : chunks) {
-    const at::Tensor scores = save ? saved : scores_of(buffers[0], c, L, S);
+    const at::Tensor scores = save ? c.of(saved) : scores_of(buffers[0], c, L, S);
     product(scores, c.of(q), c.of(k).transpose(2, 3), a.scale);
     softmax_in_place(scores, a.bias.defined() ? c.of(a.bias) : at::Tensor(), c.of(lse), a.causal);
     if (dropout) {
