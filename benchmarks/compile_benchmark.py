@@ -1,7 +1,8 @@
 """torch.compile (Inductor) on hal against eager hal, and against compiled code on a reference device.
 
     python benchmarks/compile_benchmark.py [--device hal:0] [--reference auto|cpu|cuda:N] [--models mlp,...]
-                                           [--scale 8] [--repeats 5] [--threads N] [--quick] [--markdown FILE] [--json FILE]
+                                           [--scale 8] [--repeats 5] [--threads N] [--batch-seconds 0.05]
+                                           [--quick] [--markdown FILE] [--json FILE]
 
 The reference (auto) is cuda:N for hal:N where torch.cuda is available, else CPU tensors: on the host device,
 compiled hal runs Inductor's C++ code in place on hal memory, which should cost what the same compiled code
@@ -34,9 +35,10 @@ COLUMNS = ("model", "kind", "hal eager", "hal compiled", "eager/compiled hal", "
 LOADED_COLUMNS = ("ref compiled, torch_hal loaded", "compiled hal/that")
 
 
-def start_worker(device: str, scale: int, threads, load_torch_hal: bool = False) -> lockstep.Worker:
+def start_worker(device: str, scale: int, threads, batch_seconds: float, load_torch_hal: bool = False) -> lockstep.Worker:
     env = {} if device.startswith("hal") or load_torch_hal else {"TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
-    command = [WORKER, "--device", device, "--scale", str(scale)] + (["--threads", str(threads)] if threads else [])
+    command = [WORKER, "--device", device, "--scale", str(scale), "--batch-seconds", str(batch_seconds)]
+    command += ["--threads", str(threads)] if threads else []
     return lockstep.Worker(device + (" (torch_hal loaded)" if load_torch_hal else ""), command, env=env)
 
 
@@ -79,6 +81,10 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, help="timed batches per side (default 5, 2 with --quick)")
     parser.add_argument("--threads", type=int, help="CPU threads of each side (torch.set_num_threads): on a machine "
                         "shared with other work, 1 keeps OpenMP's waiting out of the figures")
+    parser.add_argument("--batch-seconds", type=float, default=0.05,
+                        help="least duration of one timed batch (default 0.05). Longer batches leave less of each "
+                        "batch to the cold caches it starts with after the other sides ran: small models on a "
+                        "shared 2-core machine need about 0.25 for figures that hold from run to run")
     parser.add_argument("--quick", action="store_true", help="test-sized models, for a smoke test")
     parser.add_argument("--loaded-reference", action="store_true",
                         help="also time the reference device in a process with torch_hal loaded (see above)")
@@ -93,9 +99,9 @@ def main(argv=None) -> int:
     if unknown:
         parser.error(f"unknown models {unknown}; choose from {', '.join(known)}")
     devices = [args.device, auto_reference(args.device) if args.reference == "auto" else args.reference]
-    workers = [start_worker(d, scale, args.threads) for d in devices]
+    workers = [start_worker(d, scale, args.threads, args.batch_seconds) for d in devices]
     if args.loaded_reference:
-        workers.append(start_worker(devices[1], scale, args.threads, load_torch_hal=True))
+        workers.append(start_worker(devices[1], scale, args.threads, args.batch_seconds, load_torch_hal=True))
     try:
         describe = [json.loads(w.ask("describe")) for w in workers]
         results = []
@@ -107,7 +113,8 @@ def main(argv=None) -> int:
         for w in workers:
             w.close()
     header = (f"{devices[0]} ({describe[0]['name']}) vs {devices[1]} ({describe[1]['name']}), torch "
-              f"{describe[1]['torch']}, scale {scale}, {args.threads or 'default'} CPU threads, median of {repeats} timed batches per side")
+              f"{describe[1]['torch']}, scale {scale}, {args.threads or 'default'} CPU threads, median of {repeats} timed batches "
+              f"of at least {args.batch_seconds} s per side")
     columns = COLUMNS + (LOADED_COLUMNS if args.loaded_reference else ())
     text = "\n".join([header, "", "| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
                      + [row for r in results for row in rows(r)]) + "\n"

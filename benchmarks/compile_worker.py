@@ -3,7 +3,7 @@
 on one device, eagerly or through torch.compile (Inductor), and answers the runner's requests over its pipes
 (lockstep.py's protocol).
 
-    python benchmarks/compile_worker.py --device hal:0|cuda:0|cpu --scale N [--threads N]
+    python benchmarks/compile_worker.py --device hal:0|cuda:0|cpu --scale N [--threads N] [--batch-seconds S]
 
 Only the hal side imports torch_hal: a process that runs cuda must not register hal (lockstep.py).
 
@@ -54,8 +54,9 @@ def model_names():
 
 
 class Run:
-    def __init__(self, device: torch.device, name: str, mode: str, scale: int):
+    def __init__(self, device: torch.device, name: str, mode: str, scale: int, batch_seconds: float = 0.05):
         self.device = device
+        self.batch_seconds = batch_seconds
         self.model, self.loss, self.infer = model_and_calls(name, scale, device)
         self.fn = torch.compile(self.model) if mode == "compiled" else self.model
         self.batch_sizes = {}
@@ -88,7 +89,7 @@ class Run:
     def timed(self, kind: str) -> float:
         fn = self.step if kind == "step" else self.forward
         if kind not in self.batch_sizes:
-            self.batch_sizes[kind] = batch_size(fn, self.sync)
+            self.batch_sizes[kind] = batch_size(fn, self.sync, self.batch_seconds)
         return timed_batch(fn, self.sync, self.batch_sizes[kind])
 
     def strict(self) -> dict:
@@ -107,6 +108,7 @@ def main():
     parser.add_argument("--device", required=True)
     parser.add_argument("--scale", type=int, default=8)
     parser.add_argument("--threads", type=int, help="torch.set_num_threads (Inductor's C++ kernels too)")
+    parser.add_argument("--batch-seconds", type=float, default=0.05, help="least duration of one timed batch")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -125,7 +127,7 @@ def main():
             return json.dumps({"device": str(device), "name": name, "torch": torch.__version__})
         if request == "build":
             run = None
-            run = Run(device, arguments[0], arguments[1], args.scale)
+            run = Run(device, arguments[0], arguments[1], args.scale, args.batch_seconds)
             return json.dumps({"compile_s": run.compile_s})
         if request in ("time_step", "time_forward"):
             return repr(run.timed(request[len("time_"):]))

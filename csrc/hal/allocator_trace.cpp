@@ -7,8 +7,6 @@
 namespace hal {
 namespace {
 
-std::atomic<size_t> g_capacity{0};
-
 int64_t now_us() {
   using namespace std::chrono;
   return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
@@ -28,15 +26,15 @@ const char* trace_action_name(TraceAction action) {
   return "unknown";
 }
 
-void AllocatorTrace::record(TraceAction action, uint64_t address, size_t size, StreamId stream,
-                            std::string context) {
-  const size_t capacity = g_capacity.load();
-  if (capacity == 0) return;
+std::atomic<size_t> g_trace_capacity{0};
+
+void AllocatorTrace::append(size_t capacity, TraceAction action, uint64_t address, size_t size, StreamId stream,
+                            const std::string& context) {
   while (ring_.size() >= capacity) ring_.pop_front();
-  ring_.push_back(TraceEntry{action, address, size, stream, now_us(), std::move(context)});
+  ring_.push_back(TraceEntry{action, address, size, stream, now_us(), context});
 }
 
-void set_trace_capacity(size_t max_entries) { g_capacity.store(max_entries); }
-size_t trace_capacity() { return g_capacity.load(); }
+void set_trace_capacity(size_t max_entries) { g_trace_capacity.store(max_entries); }
+size_t trace_capacity() { return g_trace_capacity.load(); }
 
 }  // namespace hal

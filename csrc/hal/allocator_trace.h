@@ -3,6 +3,7 @@
 // "device_traces" that PyTorch's memory_viz reads.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -27,14 +28,23 @@ struct TraceEntry {
   std::string context;  // the allocation's context (hal/caching_allocator.h's ContextRecorder)
 };
 
+// Entries each device's ring keeps (trace_capacity()); read inline by AllocatorTrace::record.
+extern std::atomic<size_t> g_trace_capacity;
+
 // One device's ring. Not thread-safe: the device's allocator calls it with its lock held.
 class AllocatorTrace {
  public:
-  void record(TraceAction action, uint64_t address, size_t size, StreamId stream, std::string context);
+  // Inline: every allocation and free calls it, and tracing is off unless memory history is recorded.
+  void record(TraceAction action, uint64_t address, size_t size, StreamId stream, const std::string& context) {
+    const size_t capacity = g_trace_capacity.load(std::memory_order_relaxed);
+    if (capacity != 0) append(capacity, action, address, size, stream, context);
+  }
   std::vector<TraceEntry> entries() const { return {ring_.begin(), ring_.end()}; }
   void clear() { ring_.clear(); }
 
  private:
+  void append(size_t capacity, TraceAction action, uint64_t address, size_t size, StreamId stream,
+              const std::string& context);
   std::deque<TraceEntry> ring_;
 };
 

@@ -1,6 +1,7 @@
 #include "hal/caching_allocator.h"
 #include "hal/fork_guard.h"
 
+#include <array>
 #include <atomic>
 #include <cstdio>
 #include <deque>
@@ -133,6 +134,7 @@ class DeviceAllocator {
   }
   std::map<std::string, int64_t> stats() {
     std::lock_guard<std::mutex> lock(mutex_);
+    flush_recent();
     size_t max_split = allocator_config().max_split_size;
     return stats_.to_map(max_split == SIZE_MAX ? -1 : static_cast<int64_t>(max_split));
   }
@@ -170,7 +172,14 @@ class DeviceAllocator {
   // A segment of `segment_size` bytes from the adapter, holding one free block; nullptr when the device (or
   // the memory-fraction cap) has no room for it.
   Block* new_segment(size_t segment_size, bool large, StreamId stream);
-  void return_to_pool(Block* block);  // merge with free neighbours, then cache
+  void return_to_pool(Block* block);  // no longer active: merge with free neighbours, then cache
+  void merge_into_pool(Block* block);
+  // The recently freed small blocks (see recent_): keep one, take one back for an allocation, or merge them
+  // all into the pool before anything looks at the pool as a whole.
+  void keep_recent(Block* block);
+  Block* take_recent(size_t rounded, StreamId stream);
+  void flush_recent();
+  Allocation hand_out(Block* block, size_t size, MemoryActivity* report);
   void process_pending(bool wait);
   void release_cached();
   [[noreturn]] void throw_oom(size_t requested);
@@ -184,6 +193,21 @@ class DeviceAllocator {
   static constexpr size_t kSpares = 64;
   std::vector<BlockPool::node_type> spare_nodes_;
   std::vector<Block*> spare_blocks_;
+  // A training step frees and allocates the same small shapes over and over. The last few freed small blocks
+  // stay whole here (not merged into their segments, in no pool) and an allocation of the same rounded size
+  // on the same stream takes one back: no search, no split and no merge, a short path through little code.
+  // Statistics, snapshots, empty_cache and a failed search merge them back first, so that nothing outside
+  // sees them apart from a lower peak of inactive split blocks.
+  // Size and stream sit beside each block, so that a search reads one short array instead of the blocks.
+  // A training step's forward allocates a few dozen buffers that its backward frees, hence the count.
+  struct RecentBlock {
+    size_t size;
+    StreamId stream;
+    Block* block;
+  };
+  static constexpr size_t kRecentBlocks = 32;
+  std::array<RecentBlock, kRecentBlocks> recent_{};
+  size_t recent_count_ = 0;
   DeviceStats stats_;
   AllocatorTrace trace_;
   double fraction_ = 1.0;
@@ -299,8 +323,15 @@ Allocation DeviceAllocator::allocate(size_t size, StreamId stream, MemoryActivit
   process_pending(false);
   const size_t rounded = round_size(size);
   const bool large = rounded > kSmallSize;
+  if (!large) {
+    if (Block* kept = take_recent(rounded, stream)) return hand_out(kept, size, report);
+  }
 
   Block* block = find_free(rounded, large, stream);
+  if (!block && recent_count_ > 0) {
+    flush_recent();  // the kept blocks may merge into what this request needs
+    block = find_free(rounded, large, stream);
+  }
   if (!block) {
     const double gc = allocator_config().garbage_collection_threshold;
     if (gc > 0.0 && limit_ > 0 && static_cast<double>(stats_.reserved_bytes.current()) > gc * static_cast<double>(limit_)) {
@@ -343,6 +374,11 @@ Allocation DeviceAllocator::allocate(size_t size, StreamId stream, MemoryActivit
     block->size = rounded;
     pool_insert(rest);
   }
+  return hand_out(block, size, report);
+}
+
+Allocation DeviceAllocator::hand_out(Block* block, size_t size, MemoryActivity* report) {
+  const bool large = block->is_large;
   block->allocated = true;
   block->requested = size;
   if (ContextRecorder recorder = g_context_recorder.load()) block->context = recorder();
@@ -355,6 +391,37 @@ Allocation DeviceAllocator::allocate(size_t size, StreamId stream, MemoryActivit
   stats_.requested_bytes.update(large, static_cast<int64_t>(size));
   fill_report(report, block, static_cast<int64_t>(block->size));
   return Allocation{block->ptr, block};
+}
+
+void DeviceAllocator::keep_recent(Block* block) {
+  trace_.record(TraceAction::FreeCompleted, reinterpret_cast<uint64_t>(block->ptr), block->size, block->stream, {});
+  stats_.active.update(false, -1);
+  stats_.active_bytes.update(false, -static_cast<int64_t>(block->size));
+  if (recent_count_ == kRecentBlocks) {
+    // Full: the oldest goes to the pool.
+    Block* oldest = recent_[0].block;
+    std::copy(recent_.begin() + 1, recent_.end(), recent_.begin());
+    --recent_count_;
+    merge_into_pool(oldest);
+  }
+  recent_[recent_count_++] = RecentBlock{block->size, block->stream, block};
+}
+
+Block* DeviceAllocator::take_recent(size_t rounded, StreamId stream) {
+  for (size_t i = recent_count_; i-- > 0;) {  // newest first: its memory is the likeliest still in cache
+    if (recent_[i].size == rounded && recent_[i].stream == stream) {
+      Block* block = recent_[i].block;
+      std::copy(recent_.begin() + i + 1, recent_.begin() + recent_count_, recent_.begin() + i);
+      --recent_count_;
+      return block;
+    }
+  }
+  return nullptr;
+}
+
+void DeviceAllocator::flush_recent() {
+  for (size_t i = 0; i < recent_count_; ++i) merge_into_pool(recent_[i].block);
+  recent_count_ = 0;
 }
 
 void DeviceAllocator::free(Block* block, MemoryActivity* report) {
@@ -383,7 +450,11 @@ void DeviceAllocator::free(Block* block, MemoryActivity* report) {
   fill_report(report, block, -static_cast<int64_t>(block->size));
   block->context.clear();
   if (events.empty()) {
-    return_to_pool(block);
+    if (block->is_large) {
+      return_to_pool(block);
+    } else {
+      keep_recent(block);
+    }
     return;
   }
   pending_.back().events = std::move(events);
@@ -394,6 +465,10 @@ void DeviceAllocator::return_to_pool(Block* block) {
   trace_.record(TraceAction::FreeCompleted, reinterpret_cast<uint64_t>(block->ptr), block->size, block->stream, {});
   stats_.active.update(block->is_large, -1);
   stats_.active_bytes.update(block->is_large, -static_cast<int64_t>(block->size));
+  merge_into_pool(block);
+}
+
+void DeviceAllocator::merge_into_pool(Block* block) {
   // The lower block of a pair always absorbs the upper one, so that a segment's first block (the key in
   // segments_) survives every merge.
   const auto absorb_next = [this](Block* lower) {
@@ -444,6 +519,7 @@ void DeviceAllocator::process_pending(bool wait) {
 
 void DeviceAllocator::release_cached() {
   process_pending(true);
+  flush_recent();
   std::vector<Block*> whole;
   for (Block* head : segments_) {
     if (head->in_pool && !head->is_split()) whole.push_back(head);
@@ -508,6 +584,7 @@ void DeviceAllocator::throw_oom(size_t requested) {
 
 void DeviceAllocator::snapshot(std::vector<SegmentInfo>& out) {
   std::lock_guard<std::mutex> lock(mutex_);
+  flush_recent();
   for (Block* head : segments_) {
     SegmentInfo seg{device_.index, reinterpret_cast<uint64_t>(head->ptr), 0, 0, head->stream, head->is_large, {}};
     for (Block* b = head; b; b = b->next) {

@@ -121,11 +121,8 @@ DeviceRegistry::DeviceRegistry(const std::string& package_lib_dir) {
   }
 }
 
-int DeviceRegistry::device_count() const { return device_count_.load(std::memory_order_acquire); }
-
-const Device& DeviceRegistry::device(int index) const {
+void DeviceRegistry::throw_invalid_device(int index) const {
   const int n = device_count();
-  if (index >= 0 && index < n) return *devices_[index];
   std::string msg = "hal:" + std::to_string(index) + " is not a valid device: ";
   if (n == 0) {
     msg += "no hal device is available." + why_no_device();

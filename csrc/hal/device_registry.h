@@ -56,12 +56,16 @@ class DeviceRegistry {
   // hal:-128, and a count of 128 to -128.
   static constexpr int kMaxDevices = 127;
 
-  int device_count() const;
+  int device_count() const { return device_count_.load(std::memory_order_acquire); }
   // Throws InvalidArgument naming the index and how many devices exist, e.g.
   // "hal:5 is not a valid device: 1 hal device is available (hal:0). Pick an index in 0..0, or check
   // HAL_VISIBLE_DEVICES / torch_hal.adapters()". Without any device, the message gives each adapter's
   // reason and what HAL_VISIBLE_DEVICES left out.
-  const Device& device(int index) const;
+  // Inline: every op, allocation and stream lookup validates its device here.
+  const Device& device(int index) const {
+    if (index >= 0 && index < device_count()) return *devices_[index];
+    throw_invalid_device(index);
+  }
 
   // Every adapter found, loaded or not, in load order.
   std::vector<const AdapterLibrary*> adapters() const;
@@ -87,6 +91,8 @@ class DeviceRegistry {
 
   mutable std::mutex mutex_;  // guards adapters_ and appending devices
   std::vector<std::unique_ptr<AdapterLibrary>> adapters_;
+  [[noreturn]] void throw_invalid_device(int index) const;
+
   std::array<std::unique_ptr<Device>, kMaxDevices> devices_;  // written once per slot, then only read
   std::atomic<int> device_count_{0};                          // release on append, acquire on read
   std::vector<std::string> problems_;  // start-up: HAL_VISIBLE_DEVICES entries ignored, devices left out

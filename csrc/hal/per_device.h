@@ -18,8 +18,12 @@ class PerDevice {
  public:
   // Validates `device` (InvalidArgument with the registry's message) and returns its state.
   T& get(int device) {
+    // The hot path, without a lock: a state exists only for a device that was valid when it was made, and
+    // devices are never removed.
+    if (device >= 0 && device < static_cast<int>(items_.size())) {
+      if (T* ready = items_[device].load(std::memory_order_acquire)) return *ready;
+    }
     DeviceRegistry::instance().device(device);  // throws for an index that does not exist
-    if (T* ready = items_[device].load(std::memory_order_acquire)) return *ready;  // the hot path: no lock
     std::lock_guard<std::mutex> lock(mutex_);
     if (T* ready = items_[device].load(std::memory_order_relaxed)) return *ready;
     T* made = new T(device);  // owned for the life of the process, like the device it belongs to

@@ -82,9 +82,13 @@ StreamId create_stream(int device, int priority) {
 }
 
 StreamId current_stream(int device) {
-  DeviceRegistry::instance().device(device);  // validates
-  if (static_cast<size_t>(device) >= t_current_streams.size()) return kDefaultStreamId;
-  return t_current_streams[device];
+  // Every op and every autograd node asks. The thread's table has a slot for each device that existed when it
+  // was first asked, so that an index inside it is valid without asking the registry again.
+  if (static_cast<size_t>(device) < t_current_streams.size()) return t_current_streams[device];
+  const DeviceRegistry& registry = DeviceRegistry::instance();
+  registry.device(device);  // validates
+  t_current_streams.resize(static_cast<size_t>(registry.device_count()), kDefaultStreamId);
+  return kDefaultStreamId;
 }
 
 void set_current_stream(int device, StreamId id) {
