@@ -57,7 +57,8 @@ struct HalGuardImpl final : public c10::impl::DeviceGuardImplInterface {
     const auto device = s.device_index();
     return call_core([&] {
       const auto old = hal::current_stream(device);
-      hal::set_current_stream(device, s.id());
+      // The autograd engine exchanges each node's stream in and back out: mostly the current one already.
+      if (s.id() != old) hal::set_current_stream(device, s.id());
       return to_c10(device, old);
     });
   }
