@@ -224,6 +224,32 @@ def test_generated_code_calls():
         _C.host_buffer_allocator(torch.hal.device_count() + 5)
 
 
+def test_inputs_that_only_kernels_take_are_not_viewed():
+    """A C++ kernel takes a hal tensor's data pointer as it takes a CPU tensor's, so the inputs that only kernels
+    take (here the norms' parameters and running statistics) are waited for, not viewed; the linear layer's,
+    which its extern matrix multiply takes, are viewed. The results are eager mode's."""
+    import re
+
+    from torch._inductor.utils import run_and_get_code
+
+    build, shape = MODELS["norm_net"]
+    torch.manual_seed(0)
+    model = build().eval()
+    x = torch.randn(shape)
+    with torch.no_grad():
+        expected = model(x)
+        device = host_device()
+        got, code = run_and_get_code(torch.compile(model.to(device)), x.to(device))
+    torch.testing.assert_close(got.cpu(), expected)
+    joined = "\n".join(code)
+    viewed = re.search(r"= _hal_views\((.*)\)", joined).group(1).split(", ")
+    waited = re.search(r"_hal_wait\((.*)\)", joined).group(1).split(", ")
+    assert len(viewed) == 3, joined  # the linear layer's weight and bias, and x
+    assert len(waited) == 6, joined  # two norms' weights and biases, the running mean and variance
+    for name in waited:
+        assert f"extern_kernels.addmm({name}" not in joined and f"reinterpret_tensor({name}" not in joined
+
+
 def test_compiled_code_allocates_with_the_fast_calls():
     from torch._inductor.utils import run_and_get_code
 
@@ -274,8 +300,8 @@ def test_fake_convolution_predicts_the_layout_hal_returns(input_format, weight_f
 
 def test_conv_net_code_is_the_cpu_code_within_the_boundary():
     """Inductor lays a conv net out channels-last, and the activations its forward saves for the backward keep
-    that layout on the host device as on CPU tensors: apart from the boundary calls (_hal_views, _hal_outputs)
-    and where temporaries live, the training graphs' code is the code compiled for CPU tensors. Pinning hal
+    that layout on the host device as on CPU tensors: apart from the boundary calls (_hal_views, _hal_wait,
+    _hal_outputs) and where temporaries live, the training graphs' code is the code compiled for CPU tensors. Pinning hal
     outputs to their fake tensors' strides once added layout copies that cost a conv net's step 10%."""
     import re
 
@@ -297,7 +323,7 @@ def test_conv_net_code_is_the_cpu_code_within_the_boundary():
             body = module[module.index("def call("):]
             lines = []
             for line in body.splitlines():
-                if "_hal_views(" in line or line.strip().startswith(("#", "assert_size_stride")):
+                if "_hal_views(" in line or line.strip().startswith(("#", "assert_size_stride", "_hal_wait(")):
                     continue
                 line = line.replace("empty_strided_cpu_temporary(", "empty_strided_cpu(")
                 line = re.sub(r"return _hal_outputs\((\(.*\)), \([-0-9, ]*\)\)$", r"return \1", line)

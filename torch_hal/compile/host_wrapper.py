@@ -1,7 +1,9 @@
 """The Python wrapper that Inductor generates for a host graph (host_graph.py): PythonWrapperCodegen, with
 
   - the graph's hal inputs taken as CPU views of their bytes in one call at the top (_C.compile_host_views),
-    since Inductor lowered them as CPU tensors;
+    since Inductor lowered them as CPU tensors; except the inputs that only its C++ kernels take, which need
+    no view (a kernel takes the data pointer, which the hal tensor gives as well), only the wait for their
+    device's stream (_C.compile_host_wait);
   - the graph's outputs that were hal tensors handed back as hal tensors in one call at its return
     (_C.compile_host_outputs), except the activations a training forward saves for its backward, which stay
     CPU tensors over the same memory;
@@ -10,13 +12,48 @@
     the device's memory statistics count what the compiled code hands back, as they count what eager code
     holds. Temporaries, which live within one call, come from the CPU allocator: hal's caching allocator costs
     about a microsecond more per buffer, and a call makes one per intermediate."""
+import re
+
 from torch._inductor import ir
 from torch._inductor.codegen.wrapper import PythonWrapperCodegen, ReuseLine
+from torch._inductor.utils import DeferredLineBase
 from torch._inductor.virtualized import V
 
 from torch_hal import _C
 from torch_hal.compile.host_graph import host_input_names, host_output_devices, host_returned_devices
 from torch_hal.compile.inductor_backends import graph_device_indices
+
+
+# A C++ kernel of the graph, as the header defines it.
+_CPP_KERNEL_DEFINITION = re.compile(r"^(\w+) = async_compile\.cpp_pybinding\(", re.MULTILINE)
+
+
+def _line_text(line):
+    """The text of one line of a wrapper buffer, or None (a deferred line that was dropped, a line context)."""
+    if isinstance(line, str):
+        return line
+    if isinstance(line, DeferredLineBase):
+        return line()
+    return None
+
+
+def _only_kernels_take(name: str, lines, kernels: set) -> bool:
+    """Whether the wrapper's lines use input `name` only as a whole argument of calls to its C++ kernels, in its
+    size and stride assertions, and in its del: the uses a hal tensor serves as well as its CPU view."""
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    for text in lines:
+        if text is None or not word.search(text):
+            continue
+        line = text.strip()
+        if line == f"del {name}" or line.startswith((f"assert_size_stride({name},", f"assert_alignment({name},")):
+            continue
+        call = re.fullmatch(r"(\w+)\((.*)\)", line)
+        if call and call.group(1) in kernels:
+            arguments = [a.strip() for a in call.group(2).split(",")]
+            if arguments.count(name) == len(word.findall(call.group(2))):
+                continue
+        return False
+    return True
 
 
 def _graph_device_index() -> int:
@@ -29,8 +66,36 @@ class HostWrapperCodegen(PythonWrapperCodegen):
         super().write_args(input_names)
         viewed = [name for name in host_input_names(V.graph.module) if name in input_names]
         if viewed:
-            lhs = ", ".join(viewed) + ("," if len(viewed) == 1 else "")
-            self.prefix.writeline(f"{lhs} = _hal_views({', '.join(viewed)})")
+            self._hal_viewed = viewed
+            self.prefix.writeline(self._views_line(viewed))
+
+    @staticmethod
+    def _views_line(names) -> str:
+        lhs = ", ".join(names) + ("," if len(names) == 1 else "")
+        return f"{lhs} = _hal_views({', '.join(names)})"
+
+    def finalize_prefix(self):
+        """Called once the graph's lines are written (PyTorch 2.13; without the call every input stays viewed): the
+        inputs that only C++ kernels take leave the views line for a wait line. A view costs a storage, a tensor
+        and a Python object; the parameters of a training step, which mostly feed fused kernels, are many."""
+        super().finalize_prefix()
+        viewed = getattr(self, "_hal_viewed", None)
+        if not viewed:
+            return
+        kernels = set(_CPP_KERNEL_DEFINITION.findall(self.header.getvalue()))
+        lines = [_line_text(line) for line in self.wrapper_call._lines]
+        unviewed = [name for name in viewed if _only_kernels_take(name, lines, kernels)]
+        if not unviewed:
+            return
+        views_line = self._views_line(viewed)
+        for i, line in enumerate(self.prefix._lines):
+            if isinstance(line, str) and line.strip() == views_line:
+                indent = line[: len(line) - len(line.lstrip())]
+                kept = [name for name in viewed if name not in unviewed]
+                narrowed = [indent + self._views_line(kept)] if kept else []
+                narrowed.append(f"{indent}_hal_wait({', '.join(unviewed)})")
+                self.prefix._lines[i:i + 1] = narrowed
+                return
 
     def make_allocation(self, name, device, *args, **kwargs):
         line = super().make_allocation(name, device, *args, **kwargs)
@@ -73,6 +138,7 @@ class HostWrapperCodegen(PythonWrapperCodegen):
         self.header.splice(
             f"""
                 from torch_hal._C import compile_host_outputs as _hal_outputs, compile_host_views as _hal_views
+                from torch_hal._C import compile_host_wait as _hal_wait
                 from torch_hal._C import host_buffer_allocator as _hal_buffer_allocator
                 empty_strided_cpu_temporary = empty_strided_cpu
                 empty_strided_cpu = _hal_buffer_allocator({_graph_device_index()})

@@ -80,6 +80,22 @@ at::Tensor cpu_view(const at::Tensor& self) {
   return cpu_view_of(self);
 }
 
+// The CPU runs a compiled host graph's code on its hal inputs now: each device's current stream must first
+// finish what it queued. Waits once a device, the first time one of its tensors comes by.
+class StreamWaits {
+ public:
+  void wait_for(const at::Tensor& hal_tensor, const char* op) {
+    const auto index = host_accessible_device_of(hal_tensor, op);
+    if (std::find(waited_.begin(), waited_.end(), index) == waited_.end()) {
+      wait_for_current_stream(index);
+      waited_.push_back(index);
+    }
+  }
+
+ private:
+  c10::SmallVector<c10::DeviceIndex, 2> waited_;
+};
+
 // The inputs of a compiled host graph as the CPU code takes them, in one call at its top: each hal tensor as its
 // CPU view, anything else (CPU tensors, sizes) as it is. The CPU reads the memory from now on, so the work queued
 // on each device's current stream is waited for first (stream order), once per device.
@@ -87,18 +103,14 @@ PyObject* compile_host_views(PyObject*, PyObject* const* args, Py_ssize_t nargs)
   HANDLE_TH_ERRORS
   THPObjectPtr out(PyTuple_New(nargs));
   if (!out) return nullptr;
-  c10::SmallVector<c10::DeviceIndex, 2> waited;
+  StreamWaits waits;
   for (Py_ssize_t i = 0; i < nargs; ++i) {
     PyObject* arg = args[i];
     PyObject* item = nullptr;
     if (THPVariable_Check(arg)) {
       const at::Tensor& t = THPVariable_Unpack(arg);
       if (is_hal(t)) {
-        const auto index = host_accessible_device_of(t, "compile_host_views");
-        if (std::find(waited.begin(), waited.end(), index) == waited.end()) {
-          wait_for_current_stream(index);
-          waited.push_back(index);
-        }
+        waits.wait_for(t, "compile_host_views");
         item = THPVariable_Wrap(cpu_view_of(t));
         if (item == nullptr) return nullptr;
       }
@@ -110,6 +122,20 @@ PyObject* compile_host_views(PyObject*, PyObject* const* args, Py_ssize_t nargs)
     PyTuple_SET_ITEM(out.get(), i, item);
   }
   return out.release();
+  END_HANDLE_TH_ERRORS
+}
+
+// compile_host_views' wait without the views, for the hal inputs that the compiled code hands only to its C++
+// kernels: a kernel takes a data pointer, which a hal tensor of a host-accessible device gives as it is.
+PyObject* compile_host_wait(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  StreamWaits waits;
+  for (Py_ssize_t i = 0; i < nargs; ++i) {
+    if (THPVariable_Check(args[i]) && is_hal(THPVariable_Unpack(args[i]))) {
+      waits.wait_for(THPVariable_Unpack(args[i]), "compile_host_wait");
+    }
+  }
+  Py_RETURN_NONE;
   END_HANDLE_TH_ERRORS
 }
 
@@ -163,6 +189,7 @@ PyObject* compile_host_outputs(PyObject*, PyObject* const* args, Py_ssize_t narg
 PyMethodDef methods[] = {
     {"compile_host_views", fastcall(compile_host_views), METH_FASTCALL, nullptr},
     {"compile_host_outputs", fastcall(compile_host_outputs), METH_FASTCALL, nullptr},
+    {"compile_host_wait", fastcall(compile_host_wait), METH_FASTCALL, nullptr},
     {nullptr, nullptr, 0, nullptr},
 };
 
