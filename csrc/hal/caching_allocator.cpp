@@ -172,10 +172,11 @@ class DeviceAllocator {
   // A segment of `segment_size` bytes from the adapter, holding one free block; nullptr when the device (or
   // the memory-fraction cap) has no room for it.
   Block* new_segment(size_t segment_size, bool large, StreamId stream);
-  void return_to_pool(Block* block);  // no longer active: merge with free neighbours, then cache
+  void retire(Block* block);  // a freed block is no longer active (its stream work is done)
+  void return_to_pool(Block* block);  // retire, then merge with free neighbours and cache
   void merge_into_pool(Block* block);
-  // The recently freed small blocks (see recent_): keep one, take one back for an allocation, or merge them
-  // all into the pool before anything looks at the pool as a whole.
+  // The recently freed small blocks (see recent_): keep a retired one, take one back for an allocation, or
+  // merge them all into the pool before anything looks at the pool as a whole.
   void keep_recent(Block* block);
   Block* take_recent(size_t rounded, StreamId stream);
   void flush_recent();
@@ -193,13 +194,12 @@ class DeviceAllocator {
   static constexpr size_t kSpares = 64;
   std::vector<BlockPool::node_type> spare_nodes_;
   std::vector<Block*> spare_blocks_;
-  // A training step frees and allocates the same small shapes over and over. The last few freed small blocks
-  // stay whole here (not merged into their segments, in no pool) and an allocation of the same rounded size
-  // on the same stream takes one back: no search, no split and no merge, a short path through little code.
-  // Statistics, snapshots, empty_cache and a failed search merge them back first, so that nothing outside
-  // sees them apart from a lower peak of inactive split blocks.
-  // Size and stream sit beside each block, so that a search reads one short array instead of the blocks.
-  // A training step's forward allocates a few dozen buffers that its backward frees, hence the count.
+  // A training step frees and allocates the same small shapes over and over. The last freed small blocks stay
+  // whole here (not merged into their segments, in no pool), and an allocation of the same rounded size on the
+  // same stream takes the newest back: no search, no split and no merge, a short path through little code.
+  // Statistics, snapshots, empty_cache and a failed search merge them back first, so that nothing outside sees
+  // them apart from a lower peak of inactive split blocks. A forward allocates a few dozen buffers that its
+  // backward frees, hence the count; size and stream sit beside each block, so a search reads one short array.
   struct RecentBlock {
     size_t size;
     StreamId stream;
@@ -394,9 +394,6 @@ Allocation DeviceAllocator::hand_out(Block* block, size_t size, MemoryActivity* 
 }
 
 void DeviceAllocator::keep_recent(Block* block) {
-  trace_.record(TraceAction::FreeCompleted, reinterpret_cast<uint64_t>(block->ptr), block->size, block->stream, {});
-  stats_.active.update(false, -1);
-  stats_.active_bytes.update(false, -static_cast<int64_t>(block->size));
   if (recent_count_ == kRecentBlocks) {
     // Full: the oldest goes to the pool.
     Block* oldest = recent_[0].block;
@@ -450,8 +447,9 @@ void DeviceAllocator::free(Block* block, MemoryActivity* report) {
   fill_report(report, block, -static_cast<int64_t>(block->size));
   block->context.clear();
   if (events.empty()) {
+    retire(block);
     if (block->is_large) {
-      return_to_pool(block);
+      merge_into_pool(block);
     } else {
       keep_recent(block);
     }
@@ -461,10 +459,14 @@ void DeviceAllocator::free(Block* block, MemoryActivity* report) {
   block->stream_uses.clear();
 }
 
-void DeviceAllocator::return_to_pool(Block* block) {
+void DeviceAllocator::retire(Block* block) {
   trace_.record(TraceAction::FreeCompleted, reinterpret_cast<uint64_t>(block->ptr), block->size, block->stream, {});
   stats_.active.update(block->is_large, -1);
   stats_.active_bytes.update(block->is_large, -static_cast<int64_t>(block->size));
+}
+
+void DeviceAllocator::return_to_pool(Block* block) {
+  retire(block);
   merge_into_pool(block);
 }
 
