@@ -88,11 +88,10 @@ class DeviceRegistry {
   // Lines for the error of a process without devices: every adapter's state and reason, and what
   // HAL_VISIBLE_DEVICES left out.
   std::string why_no_device() const;
+  [[noreturn]] void throw_invalid_device(int index) const;  // device()'s error, out of its inline path
 
   mutable std::mutex mutex_;  // guards adapters_ and appending devices
   std::vector<std::unique_ptr<AdapterLibrary>> adapters_;
-  [[noreturn]] void throw_invalid_device(int index) const;
-
   std::array<std::unique_ptr<Device>, kMaxDevices> devices_;  // written once per slot, then only read
   std::atomic<int> device_count_{0};                          // release on append, acquire on read
   std::vector<std::string> problems_;  // start-up: HAL_VISIBLE_DEVICES entries ignored, devices left out

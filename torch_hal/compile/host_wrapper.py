@@ -75,8 +75,8 @@ class HostWrapperCodegen(PythonWrapperCodegen):
         return f"{lhs} = _hal_views({', '.join(names)})"
 
     def finalize_prefix(self):
-        """Called once the graph's lines are written (PyTorch 2.13; without the call every input stays viewed): the
-        inputs that only C++ kernels take leave the views line for a wait line. A view costs a storage, a tensor
+        """Called once the graph's lines are written, before the prefix joins them: the inputs that only C++
+        kernels take leave the views line for a wait line. A view costs a storage, a tensor
         and a Python object; the parameters of a training step, which mostly feed fused kernels, are many."""
         super().finalize_prefix()
         viewed = getattr(self, "_hal_viewed", None)
