@@ -250,6 +250,40 @@ def test_inputs_that_only_kernels_take_are_not_viewed():
         assert f"extern_kernels.addmm({name}" not in joined and f"reinterpret_tensor({name}" not in joined
 
 
+def test_parameters_a_training_forward_saves_are_not_viewed():
+    """A training forward returns the parameters its backward needs; those that only its C++ kernels take leave
+    as the hal tensors they came in as (the backward takes them as well), so they are not viewed. Training
+    matches eager mode, gradients included, and an in-place change to a saved parameter before the backward
+    still raises autograd's error."""
+    import re
+
+    from torch._inductor.utils import run_and_get_code
+
+    build, shape = MODELS["norm_net"]
+    torch.manual_seed(0)
+    reference = build()
+    x = torch.randn(shape)
+    reference(x).square().mean().backward()
+    device = host_device()
+    model = build().to(device)
+    model.load_state_dict(reference.state_dict())
+    compiled = torch.compile(model)
+    _, code = run_and_get_code(lambda: compiled(x.to(device)).square().mean().backward())
+    forward = next(c for c in code if "return _hal_outputs(" in c and "primals_1, primals_2" in c)
+    viewed = re.search(r"= _hal_views\((.*)\)", forward).group(1).split(", ")
+    returned = re.search(r"return _hal_outputs\(\((.*)\), \(", forward).group(1)
+    saved_unviewed = [n for n in re.findall(r"primals_\d+", returned) if n not in viewed]
+    assert len(viewed) == 3, forward  # the linear layer's weight and bias, and x
+    assert len(saved_unviewed) == 4, forward  # the two norms' weights and biases
+    for p, q in zip(model.parameters(), reference.parameters()):
+        torch.testing.assert_close(p.grad.cpu(), q.grad, rtol=1e-4, atol=1e-5)
+    loss = compiled(x.to(device)).square().mean()
+    with torch.no_grad():
+        model.layer_norm.weight.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()
+
+
 def test_compiled_code_allocates_with_the_fast_calls():
     from torch._inductor.utils import run_and_get_code
 

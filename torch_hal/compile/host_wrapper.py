@@ -1,9 +1,10 @@
 """The Python wrapper that Inductor generates for a host graph (host_graph.py): PythonWrapperCodegen, with
 
   - the graph's hal inputs taken as CPU views of their bytes in one call at the top (_C.compile_host_views),
-    since Inductor lowered them as CPU tensors; except the inputs that only its C++ kernels take, which need
-    no view (a kernel takes the data pointer, which the hal tensor gives as well), only the wait for their
-    device's stream (_C.compile_host_wait);
+    since Inductor lowered them as CPU tensors; except the inputs that only its C++ kernels take or that it
+    returns as they are (the parameters a training forward saves for its backward), which need no view (a
+    kernel takes the data pointer, which the hal tensor gives as well), only the wait for their device's stream
+    (_C.compile_host_wait);
   - the graph's outputs that were hal tensors handed back as hal tensors in one call at its return
     (_C.compile_host_outputs), except the activations a training forward saves for its backward, which stay
     CPU tensors over the same memory;
@@ -24,6 +25,9 @@ from torch_hal.compile.host_graph import host_input_names, host_output_devices, 
 from torch_hal.compile.inductor_backends import graph_device_indices
 
 
+# The name the wrapper's header gives _C.compile_host_outputs, which its return line calls.
+_OUTPUTS_CALL = "_hal_outputs"
+
 # A C++ kernel of the graph, as the header defines it.
 _CPP_KERNEL_DEFINITION = re.compile(r"^(\w+) = async_compile\.cpp_pybinding\(", re.MULTILINE)
 
@@ -37,15 +41,19 @@ def _line_text(line):
     return None
 
 
-def _only_kernels_take(name: str, lines, kernels: set) -> bool:
+def _only_kernels_take(name: str, lines, kernels: set, returned_as_is: list) -> bool:
     """Whether the wrapper's lines use input `name` only as a whole argument of calls to its C++ kernels, in its
-    size and stride assertions, and in its del: the uses a hal tensor serves as well as its CPU view."""
+    size and stride assertions, in its del, and as a whole output that leaves as it is (`returned_as_is`: a
+    parameter a training forward saves for its backward, which takes a hal tensor as well): the uses a hal
+    tensor serves as well as its CPU view."""
     word = re.compile(rf"\b{re.escape(name)}\b")
     for text in lines:
         if text is None or not word.search(text):
             continue
         line = text.strip()
         if line == f"del {name}" or line.startswith((f"assert_size_stride({name},", f"assert_alignment({name},")):
+            continue
+        if line.startswith(f"return {_OUTPUTS_CALL}(") and len(word.findall(line)) == returned_as_is.count(name):
             continue
         call = re.fullmatch(r"(\w+)\((.*)\)", line)
         if call and call.group(1) in kernels:
@@ -84,7 +92,8 @@ class HostWrapperCodegen(PythonWrapperCodegen):
             return
         kernels = set(_CPP_KERNEL_DEFINITION.findall(self.header.getvalue()))
         lines = [_line_text(line) for line in self.wrapper_call._lines]
-        unviewed = [name for name in viewed if _only_kernels_take(name, lines, kernels)]
+        returned_as_is = getattr(self, "_hal_returned_as_is", [])
+        unviewed = [name for name in viewed if _only_kernels_take(name, lines, kernels, returned_as_is)]
         if not unviewed:
             return
         views_line = self._views_line(viewed)
@@ -107,7 +116,8 @@ class HostWrapperCodegen(PythonWrapperCodegen):
         devices = host_returned_devices(V.graph.module)
         if not any(device >= 0 for device in devices):
             return super().generate_return(output_refs)
-        self.wrapper_call.writeline(f"return _hal_outputs(({', '.join(output_refs)}, ), {tuple(devices)!r})")
+        self._hal_returned_as_is = [ref for ref, device in zip(output_refs, devices) if device < 0]
+        self.wrapper_call.writeline(f"return {_OUTPUTS_CALL}(({', '.join(output_refs)}, ), {tuple(devices)!r})")
 
     def _buffers_in_hal_memory(self) -> set:
         """The buffers of the graph's outputs that leave as hal tensors, and every buffer whose memory planning
@@ -137,7 +147,7 @@ class HostWrapperCodegen(PythonWrapperCodegen):
         super().write_header()
         self.header.splice(
             f"""
-                from torch_hal._C import compile_host_outputs as _hal_outputs, compile_host_views as _hal_views
+                from torch_hal._C import compile_host_outputs as {_OUTPUTS_CALL}, compile_host_views as _hal_views
                 from torch_hal._C import compile_host_wait as _hal_wait
                 from torch_hal._C import host_buffer_allocator as _hal_buffer_allocator
                 empty_strided_cpu_temporary = empty_strided_cpu
