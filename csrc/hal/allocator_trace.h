@@ -39,6 +39,11 @@ class AllocatorTrace {
     const size_t capacity = g_trace_capacity.load(std::memory_order_relaxed);
     if (capacity != 0) append(capacity, action, address, size, stream, context);
   }
+  // The same without a context, whose empty string is then made only when tracing is on.
+  void record(TraceAction action, uint64_t address, size_t size, StreamId stream) {
+    const size_t capacity = g_trace_capacity.load(std::memory_order_relaxed);
+    if (capacity != 0) append(capacity, action, address, size, stream, std::string());
+  }
   std::vector<TraceEntry> entries() const { return {ring_.begin(), ring_.end()}; }
   void clear() { ring_.clear(); }
 

@@ -181,6 +181,15 @@ class DeviceAllocator {
   Block* take_recent(size_t rounded, StreamId stream);
   void flush_recent();
   Allocation hand_out(Block* block, size_t size, MemoryActivity* report);
+  // allocate() and free() take a short path for the common case (a kept block of the size asked for; a block no
+  // other stream used): a training step allocates and frees dozens of small buffers, and every byte of code on
+  // that path competes with PyTorch's own for the instruction cache. Everything else is out of line.
+  [[gnu::noinline]] Allocation allocate_from_pool(size_t size, StreamId stream, MemoryActivity* report);
+  [[gnu::noinline]] void free_after_other_streams(Block* block, MemoryActivity* report);
+  [[noreturn, gnu::noinline, gnu::cold]] static void throw_double_free();
+  // Where an allocation came from, while memory history records contexts.
+  [[gnu::noinline]] static void record_context(Block* block, ContextRecorder recorder) { block->context = recorder(); }
+  void mark_free(Block* block, MemoryActivity* report);
   void process_pending(bool wait);
   void release_cached();
   [[noreturn]] void throw_oom(size_t requested);
@@ -229,8 +238,8 @@ void DeviceAllocator::pool_insert(Block* block) {
   if (block->is_split()) {
     // A free piece of a segment that is partly in use: the fragmentation torch.cuda reports.
     block->counted_inactive_split = true;
-    stats_.inactive_split.update(block->is_large, 1);
-    stats_.inactive_split_bytes.update(block->is_large, static_cast<int64_t>(block->size));
+    stats_.inactive_split.increase(block->is_large, 1);
+    stats_.inactive_split_bytes.increase(block->is_large, static_cast<int64_t>(block->size));
   }
 }
 
@@ -240,8 +249,8 @@ void DeviceAllocator::pool_erase(Block* block) {
   block->in_pool = false;
   if (block->counted_inactive_split) {
     block->counted_inactive_split = false;
-    stats_.inactive_split.update(block->is_large, -1);
-    stats_.inactive_split_bytes.update(block->is_large, -static_cast<int64_t>(block->size));
+    stats_.inactive_split.decrease(block->is_large, 1);
+    stats_.inactive_split_bytes.decrease(block->is_large, static_cast<int64_t>(block->size));
   }
 }
 
@@ -301,10 +310,10 @@ Block* DeviceAllocator::new_segment(size_t segment_size, bool large, StreamId st
     t.free_device(device_.local_index, ptr);  // the device memory must not outlive a failed bookkeeping
     throw;
   }
-  stats_.segment.update(large, 1);
-  stats_.reserved_bytes.update(large, static_cast<int64_t>(segment_size));
+  stats_.segment.increase(large, 1);
+  stats_.reserved_bytes.increase(large, static_cast<int64_t>(segment_size));
   ++stats_.num_device_alloc;
-  trace_.record(TraceAction::SegmentAlloc, reinterpret_cast<uint64_t>(ptr), segment_size, stream, {});
+  trace_.record(TraceAction::SegmentAlloc, reinterpret_cast<uint64_t>(ptr), segment_size, stream);
   return block;
 }
 
@@ -316,6 +325,13 @@ void DeviceAllocator::fill_report(MemoryActivity* report, const Block* block, in
 
 Allocation DeviceAllocator::allocate(size_t size, StreamId stream, MemoryActivity* report) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (size <= kSmallSize && pending_.empty()) {
+    if (Block* kept = take_recent(round_size(size), stream)) return hand_out(kept, size, report);
+  }
+  return allocate_from_pool(size, stream, report);
+}
+
+Allocation DeviceAllocator::allocate_from_pool(size_t size, StreamId stream, MemoryActivity* report) {
   if (size > kMaxRequest) {
     ++stats_.num_ooms;
     throw_oom(size);
@@ -381,14 +397,14 @@ Allocation DeviceAllocator::hand_out(Block* block, size_t size, MemoryActivity* 
   const bool large = block->is_large;
   block->allocated = true;
   block->requested = size;
-  if (ContextRecorder recorder = g_context_recorder.load()) block->context = recorder();
+  if (ContextRecorder recorder = g_context_recorder.load(std::memory_order_relaxed)) record_context(block, recorder);
   trace_.record(TraceAction::Alloc, reinterpret_cast<uint64_t>(block->ptr), block->size, block->stream,
                 block->context);
-  stats_.allocation.update(large, 1);
-  stats_.allocated_bytes.update(large, static_cast<int64_t>(block->size));
-  stats_.active.update(large, 1);
-  stats_.active_bytes.update(large, static_cast<int64_t>(block->size));
-  stats_.requested_bytes.update(large, static_cast<int64_t>(size));
+  stats_.allocation.increase(large, 1);
+  stats_.allocated_bytes.increase(large, static_cast<int64_t>(block->size));
+  stats_.active.increase(large, 1);
+  stats_.active_bytes.increase(large, static_cast<int64_t>(block->size));
+  stats_.requested_bytes.increase(large, static_cast<int64_t>(size));
   fill_report(report, block, static_cast<int64_t>(block->size));
   return Allocation{block->ptr, block};
 }
@@ -423,9 +439,33 @@ void DeviceAllocator::flush_recent() {
 
 void DeviceAllocator::free(Block* block, MemoryActivity* report) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!block->allocated) {
-    throw Error(ErrorCode::Internal, "hal caching allocator: block freed twice");
+  if (!block->allocated) throw_double_free();
+  if (!block->stream_uses.empty()) return free_after_other_streams(block, report);
+  mark_free(block, report);
+  retire(block);
+  if (block->is_large) {
+    merge_into_pool(block);
+  } else {
+    keep_recent(block);
   }
+}
+
+void DeviceAllocator::throw_double_free() {
+  throw Error(ErrorCode::Internal, "hal caching allocator: block freed twice");
+}
+
+void DeviceAllocator::mark_free(Block* block, MemoryActivity* report) {
+  block->allocated = false;
+  trace_.record(TraceAction::FreeRequested, reinterpret_cast<uint64_t>(block->ptr), block->size, block->stream,
+                block->context);
+  stats_.allocation.decrease(block->is_large, 1);
+  stats_.allocated_bytes.decrease(block->is_large, static_cast<int64_t>(block->size));
+  stats_.requested_bytes.decrease(block->is_large, static_cast<int64_t>(block->requested));
+  fill_report(report, block, -static_cast<int64_t>(block->size));
+  block->context.clear();
+}
+
+void DeviceAllocator::free_after_other_streams(Block* block, MemoryActivity* report) {
   // Other streams may still be reading or writing it: mark where they are now, and reuse it after that.
   // The events are recorded before anything changes, so that a failing record leaves the block allocated
   // (the caller gets the error and may free it again) instead of neither cached nor pending: lost, with
@@ -437,32 +477,16 @@ void DeviceAllocator::free(Block* block, MemoryActivity* report) {
     event->record(device_.index, s);
     events.push_back(std::move(event));
   }
-  if (!events.empty()) pending_.push_back(PendingFree{block, {}});  // may throw: nothing changed yet
-  block->allocated = false;
-  trace_.record(TraceAction::FreeRequested, reinterpret_cast<uint64_t>(block->ptr), block->size, block->stream,
-                block->context);
-  stats_.allocation.update(block->is_large, -1);
-  stats_.allocated_bytes.update(block->is_large, -static_cast<int64_t>(block->size));
-  stats_.requested_bytes.update(block->is_large, -static_cast<int64_t>(block->requested));
-  fill_report(report, block, -static_cast<int64_t>(block->size));
-  block->context.clear();
-  if (events.empty()) {
-    retire(block);
-    if (block->is_large) {
-      merge_into_pool(block);
-    } else {
-      keep_recent(block);
-    }
-    return;
-  }
+  pending_.push_back(PendingFree{block, {}});  // may throw: nothing changed yet
+  mark_free(block, report);
   pending_.back().events = std::move(events);
   block->stream_uses.clear();
 }
 
 void DeviceAllocator::retire(Block* block) {
-  trace_.record(TraceAction::FreeCompleted, reinterpret_cast<uint64_t>(block->ptr), block->size, block->stream, {});
-  stats_.active.update(block->is_large, -1);
-  stats_.active_bytes.update(block->is_large, -static_cast<int64_t>(block->size));
+  trace_.record(TraceAction::FreeCompleted, reinterpret_cast<uint64_t>(block->ptr), block->size, block->stream);
+  stats_.active.decrease(block->is_large, 1);
+  stats_.active_bytes.decrease(block->is_large, static_cast<int64_t>(block->size));
 }
 
 void DeviceAllocator::return_to_pool(Block* block) {
@@ -537,10 +561,10 @@ void DeviceAllocator::release_cached() {
     throw_on_failure(t, t.free_device(device_.local_index, block->ptr), "free_device");
     pool_erase(block);
     segments_.erase(block);
-    stats_.segment.update(block->is_large, -1);
-    stats_.reserved_bytes.update(block->is_large, -static_cast<int64_t>(block->size));
+    stats_.segment.decrease(block->is_large, 1);
+    stats_.reserved_bytes.decrease(block->is_large, static_cast<int64_t>(block->size));
     ++stats_.num_device_free;
-    trace_.record(TraceAction::SegmentFree, reinterpret_cast<uint64_t>(block->ptr), block->size, block->stream, {});
+    trace_.record(TraceAction::SegmentFree, reinterpret_cast<uint64_t>(block->ptr), block->size, block->stream);
     delete block;
   }
 }
@@ -563,7 +587,7 @@ void DeviceAllocator::set_fraction(double fraction) {
 void DeviceAllocator::throw_oom(size_t requested) {
   uint64_t free_bytes = 0, total_bytes = device_.properties.total_memory_bytes;
   const bool known = device_.table().get_memory_info(device_.local_index, &free_bytes, &total_bytes) == HAL_STATUS_SUCCESS;
-  trace_.record(TraceAction::Oom, free_bytes, requested, StreamId{}, {});  // address: the device's free bytes
+  trace_.record(TraceAction::Oom, free_bytes, requested, StreamId{});  // address: the device's free bytes
   std::string msg = "hal:" + std::to_string(device_.index) + " (" + device_.properties.name +
                     ") out of memory: tried to allocate " + format_bytes(static_cast<double>(requested)) + "; " +
                     format_bytes(static_cast<double>(stats_.allocated_bytes.current())) +

@@ -40,9 +40,11 @@ struct DeviceSpan::Pending {
 
 namespace {
 
-struct State {
-  std::atomic<bool> observed{false};
+// Whether an observer is set: asked on every allocation, free and op, so it is a plain flag rather than a member
+// of the State below (whose first use constructs it).
+std::atomic<bool> g_observed{false};
 
+struct State {
   std::mutex mutex;  // guards everything below but the anchors
   std::shared_ptr<ActivityObserver> observer;
   std::deque<std::unique_ptr<DeviceSpan::Pending>> pending;  // ended, not timed yet, in end order
@@ -127,11 +129,11 @@ void set_activity_observer(std::shared_ptr<ActivityObserver> observer) {
     s.anchors.clear();  // device and host clocks drift apart: each session measures its own offset
   }
   std::lock_guard<std::mutex> lock(s.mutex);
-  s.observed.store(observer != nullptr, std::memory_order_release);
+  g_observed.store(observer != nullptr, std::memory_order_release);
   s.observer = std::move(observer);
 }
 
-bool activity_observed() { return state().observed.load(std::memory_order_acquire); }
+bool activity_observed() { return g_observed.load(std::memory_order_acquire); }
 
 std::vector<std::string> flush_device_activities() {
   State& s = state();

@@ -1,6 +1,7 @@
 // Core-internal: the counters behind memory_stats(), named as torch.cuda.memory_stats() names them.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -14,21 +15,29 @@ struct Stat {
   int64_t allocated = 0;  // accumulated increases
   int64_t freed = 0;      // accumulated decreases
 
-  // Inline: the caching allocator updates a dozen of these per allocation and per free.
-  void update(int64_t delta) {
-    current += delta;
-    if (delta > 0) allocated += delta;
-    else freed -= delta;
-    if (current > peak) peak = current;
+  // Inline, and one per direction (no test of the sign): the caching allocator updates a dozen of these per
+  // allocation and per free.
+  void increase(int64_t amount) {
+    current += amount;
+    allocated += amount;
+    peak = std::max(peak, current);
+  }
+  void decrease(int64_t amount) {
+    current -= amount;
+    freed += amount;
   }
 };
 
 // Each statistic over "all", "small_pool", "large_pool".
 struct StatArray {
   std::array<Stat, 3> pools;
-  void update(bool large, int64_t delta) {
-    pools[0].update(delta);
-    pools[large ? 2 : 1].update(delta);
+  void increase(bool large, int64_t amount) {
+    pools[0].increase(amount);
+    pools[large ? 2 : 1].increase(amount);
+  }
+  void decrease(bool large, int64_t amount) {
+    pools[0].decrease(amount);
+    pools[large ? 2 : 1].decrease(amount);
   }
   int64_t current() const { return pools[0].current; }
 };

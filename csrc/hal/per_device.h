@@ -23,12 +23,7 @@ class PerDevice {
     if (device >= 0 && device < static_cast<int>(items_.size())) {
       if (T* ready = items_[device].load(std::memory_order_acquire)) return *ready;
     }
-    DeviceRegistry::instance().device(device);  // throws for an index that does not exist
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (T* ready = items_[device].load(std::memory_order_relaxed)) return *ready;
-    T* made = new T(device);  // owned for the life of the process, like the device it belongs to
-    items_[device].store(made, std::memory_order_release);
-    return *made;
+    return create(device);
   }
 
   // Calls fn on every state created so far (not under this container's lock, so fn may block).
@@ -44,6 +39,16 @@ class PerDevice {
   }
 
  private:
+  // Out of line: the hot path above stays a few instructions wherever it is inlined.
+  [[gnu::noinline]] T& create(int device) {
+    DeviceRegistry::instance().device(device);  // throws for an index that does not exist
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (T* ready = items_[device].load(std::memory_order_relaxed)) return *ready;
+    T* made = new T(device);  // owned for the life of the process, like the device it belongs to
+    items_[device].store(made, std::memory_order_release);
+    return *made;
+  }
+
   std::mutex mutex_;  // serializes creation
   std::array<std::atomic<T*>, DeviceRegistry::kMaxDevices> items_{};
 };

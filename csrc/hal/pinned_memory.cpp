@@ -78,8 +78,8 @@ struct PinnedCache {
 
   void hand_out(PinnedBlock* block) {
     block->in_use = true;
-    stats.active_requests.update(1);
-    stats.active_bytes.update(static_cast<int64_t>(block->size));
+    stats.active_requests.increase(1);
+    stats.active_bytes.increase(static_cast<int64_t>(block->size));
   }
 
   // Returns a freed block to its adapter. The caller holds the mutex and has made sure no copy uses it.
@@ -88,8 +88,8 @@ struct PinnedCache {
     const auto start = std::chrono::steady_clock::now();
     hal_status_t st = d.table().free_host(block->ptr);
     stats.free_time_us.add(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
-    stats.allocations.update(-1);
-    stats.allocated_bytes.update(-static_cast<int64_t>(block->size));
+    stats.allocations.decrease(1);
+    stats.allocated_bytes.decrease(static_cast<int64_t>(block->size));
     ++stats.num_host_free;
     blocks.erase(reinterpret_cast<uintptr_t>(block->ptr));  // destroys the block
     throw_on_failure(d.table(), st, "free_host");
@@ -133,8 +133,8 @@ void* allocate_pinned(int device, size_t nbytes) {
     d.table().free_host(ptr);
     throw;
   }
-  c.stats.allocations.update(1);
-  c.stats.allocated_bytes.update(static_cast<int64_t>(size));
+  c.stats.allocations.increase(1);
+  c.stats.allocated_bytes.increase(static_cast<int64_t>(size));
   ++c.stats.num_host_alloc;
   c.hand_out(raw);
   return ptr;
@@ -151,8 +151,8 @@ void free_pinned(int device, void* ptr) {
   }
   PinnedBlock* block = it->second.get();
   block->in_use = false;
-  c.stats.active_requests.update(-1);
-  c.stats.active_bytes.update(-static_cast<int64_t>(block->size));
+  c.stats.active_requests.decrease(1);
+  c.stats.active_bytes.decrease(static_cast<int64_t>(block->size));
   c.free_blocks.emplace(std::make_pair(block->device, block->size), block);
 }
 

@@ -48,12 +48,10 @@ thread_local std::vector<StreamId> t_current_streams;
 
 }  // namespace
 
-hal_stream_t native_stream(int device, StreamId id) {
-  check_fork_safety();
-  if (id == kDefaultStreamId) {  // every op asks for it: no lock
-    DeviceRegistry::instance().device(device);
-    return nullptr;
-  }
+namespace {
+
+// A stream that stream_from_pool or create_stream made (not the default one): out of native_stream's inline path.
+[[gnu::noinline]] hal_stream_t created_stream(int device, StreamId id) {
   DeviceStreams& ds = streams_of(device);
   std::lock_guard<std::mutex> lock(ds.mutex);
   if (id < 0 || static_cast<size_t>(id) >= ds.handles.size()) {
@@ -63,6 +61,17 @@ hal_stream_t native_stream(int device, StreamId id) {
                                                 std::to_string(ds.handles.size() - 1) + ")");
   }
   return ds.handles[id];
+}
+
+}  // namespace
+
+hal_stream_t native_stream(int device, StreamId id) {
+  check_fork_safety();
+  if (id == kDefaultStreamId) {  // every op asks for it: no lock
+    DeviceRegistry::instance().device(device);
+    return nullptr;
+  }
+  return created_stream(device, id);
 }
 
 StreamId stream_from_pool(int device, int priority) {
