@@ -2,7 +2,7 @@
 
     python benchmarks/compile_benchmark.py [--device hal:0] [--reference auto|cpu|cuda:N] [--models mlp,...]
                                            [--scale 8] [--repeats 5] [--threads N] [--batch-seconds 0.05]
-                                           [--quick] [--markdown FILE] [--json FILE]
+                                           [--processes 1] [--quick] [--markdown FILE] [--json FILE]
 
 The reference (auto) is cuda:N for hal:N where torch.cuda is available, else CPU tensors: on the host device,
 compiled hal runs Inductor's C++ code in place on hal memory, which should cost what the same compiled code
@@ -57,6 +57,42 @@ def measure(workers, name: str, repeats: int) -> dict:
     return result
 
 
+def run_set(devices, names, scale, args) -> tuple:
+    """One set of worker processes (hal, the reference, and with --loaded-reference the reference with torch_hal
+    loaded) through every model: their descriptions and per-model results."""
+    workers = [start_worker(d, scale, args.threads, args.batch_seconds) for d in devices]
+    if args.loaded_reference:
+        workers.append(start_worker(devices[1], scale, args.threads, args.batch_seconds, load_torch_hal=True))
+    try:
+        describe = [json.loads(w.ask("describe")) for w in workers]
+        results = []
+        for i, name in enumerate(names, 1):
+            print(f"[{i}/{len(names)}] {name} (scale {scale}) on {devices[0]} and {devices[1]}", file=sys.stderr,
+                  flush=True)
+            results.append(measure(workers, name, args.repeats))
+    finally:
+        for w in workers:
+            w.close()
+    return describe, results
+
+
+def combine(sets: list) -> list:
+    """Per model, the median over the process sets of each side's figure; the fallback check from the set that
+    found the most (a failure over any count). Each set's own step ratios stay in "step_ratios_by_set"."""
+    combined = []
+    for per_set in zip(*sets):
+        result = dict(per_set[0])
+        for key in ("step_eager", "forward_eager", "step_compiled", "forward_compiled",
+                    "compile_s_eager", "compile_s_compiled"):
+            result[key] = [statistics.median(side) for side in zip(*(r[key] for r in per_set))]
+        result["strict"] = max((r["strict"] for r in per_set),
+                               key=lambda s: (s["strict"] == "fail", s.get("fallback_calls", 0)))
+        result["step_ratios_by_set"] = [[r["step_compiled"][0] / ref for ref in r["step_compiled"][1:]]
+                                        for r in per_set]
+        combined.append(result)
+    return combined
+
+
 def rows(result: dict):
     strict = result["strict"]
     calls = str(strict["fallback_calls"]) if strict["strict"] == "pass" else f"fails ({strict['op']})"
@@ -88,36 +124,46 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="test-sized models, for a smoke test")
     parser.add_argument("--loaded-reference", action="store_true",
                         help="also time the reference device in a process with torch_hal loaded (see above)")
+    parser.add_argument("--processes", type=int, default=1,
+                        help="sets of fresh worker processes to run one after the other (default 1); the table "
+                        "gives each figure's median over the sets. On the 2-core machine one process of a side can "
+                        "run a small model's step 5-10%% faster or slower than the next (where its code and data "
+                        "land in the caches), more than the target's margin: 3 or more sets give figures that "
+                        "hold from run to run")
     parser.add_argument("--markdown")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
     scale = args.scale or (1 if args.quick else 8)
     repeats = args.repeats or (2 if args.quick else 5)
+    if args.processes < 1:
+        parser.error("--processes takes 1 or more")
     names = args.models.split(",")
     known = compile_worker.model_names()
     unknown = [n for n in names if n not in known]
     if unknown:
         parser.error(f"unknown models {unknown}; choose from {', '.join(known)}")
     devices = [args.device, auto_reference(args.device) if args.reference == "auto" else args.reference]
-    workers = [start_worker(d, scale, args.threads, args.batch_seconds) for d in devices]
-    if args.loaded_reference:
-        workers.append(start_worker(devices[1], scale, args.threads, args.batch_seconds, load_torch_hal=True))
-    try:
-        describe = [json.loads(w.ask("describe")) for w in workers]
-        results = []
-        for i, name in enumerate(names, 1):
-            print(f"[{i}/{len(names)}] {name} (scale {scale}) on {devices[0]} and {devices[1]}", file=sys.stderr,
-                  flush=True)
-            results.append(measure(workers, name, repeats))
-    finally:
-        for w in workers:
-            w.close()
+    args.repeats = repeats
+    sets = []
+    for k in range(args.processes):
+        if args.processes > 1:
+            print(f"process set {k + 1} of {args.processes}", file=sys.stderr, flush=True)
+        describe, results = run_set(devices, names, scale, args)
+        sets.append(results)
+    results = combine(sets)
+    across = (f", then the median over {args.processes} sets of fresh processes" if args.processes > 1 else "")
     header = (f"{devices[0]} ({describe[0]['name']}) vs {devices[1]} ({describe[1]['name']}), torch "
               f"{describe[1]['torch']}, scale {scale}, {args.threads or 'default'} CPU threads, median of {repeats} timed batches "
-              f"of at least {args.batch_seconds} s per side")
+              f"of at least {args.batch_seconds} s per side{across}")
     columns = COLUMNS + (LOADED_COLUMNS if args.loaded_reference else ())
     text = "\n".join([header, "", "| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
                      + [row for r in results for row in rows(r)]) + "\n"
+    if args.processes > 1:
+        text += "\nCompiled step of hal over the reference" + (" (and over the loaded reference)" if
+                                                              args.loaded_reference else "") + ", set by set:\n"
+        for r in results:
+            by_set = ", ".join("/".join(f"{x:.2f}" for x in ratios) for ratios in r["step_ratios_by_set"])
+            text += f"- {r['model']}: {by_set}\n"
     print(text, end="")
     if args.markdown:
         Path(args.markdown).write_text(f"Machine: {machine()}.\n\n" + text)
