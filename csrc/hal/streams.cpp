@@ -46,10 +46,6 @@ DeviceStreams& streams_of(int device) { return per_device_state<DeviceStreams>()
 
 thread_local std::vector<StreamId> t_current_streams;
 
-}  // namespace
-
-namespace {
-
 // A stream that stream_from_pool or create_stream made (not the default one): out of native_stream's inline path.
 [[gnu::noinline]] hal_stream_t created_stream(int device, StreamId id) {
   DeviceStreams& ds = streams_of(device);
