@@ -325,24 +325,21 @@ void DeviceAllocator::fill_report(MemoryActivity* report, const Block* block, in
 
 Allocation DeviceAllocator::allocate(size_t size, StreamId stream, MemoryActivity* report) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (size <= kSmallSize && pending_.empty()) {
+  if (!pending_.empty()) process_pending(false);
+  if (size <= kSmallSize) {
     if (Block* kept = take_recent(round_size(size), stream)) return hand_out(kept, size, report);
   }
   return allocate_from_pool(size, stream, report);
 }
 
+// No kept block serves the request (allocate() looked, after the completed pending frees came back).
 Allocation DeviceAllocator::allocate_from_pool(size_t size, StreamId stream, MemoryActivity* report) {
   if (size > kMaxRequest) {
     ++stats_.num_ooms;
     throw_oom(size);
   }
-  process_pending(false);
   const size_t rounded = round_size(size);
   const bool large = rounded > kSmallSize;
-  if (!large) {
-    if (Block* kept = take_recent(rounded, stream)) return hand_out(kept, size, report);
-  }
-
   Block* block = find_free(rounded, large, stream);
   if (!block && recent_count_ > 0) {
     flush_recent();  // the kept blocks may merge into what this request needs
