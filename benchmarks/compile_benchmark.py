@@ -57,7 +57,7 @@ def measure(workers, name: str, repeats: int) -> dict:
     return result
 
 
-def run_set(devices, names, scale, args) -> tuple:
+def run_set(devices, names, scale, repeats, args) -> tuple:
     """One set of worker processes (hal, the reference, and with --loaded-reference the reference with torch_hal
     loaded) through every model: their descriptions and per-model results."""
     workers = [start_worker(d, scale, args.threads, args.batch_seconds) for d in devices]
@@ -69,7 +69,7 @@ def run_set(devices, names, scale, args) -> tuple:
         for i, name in enumerate(names, 1):
             print(f"[{i}/{len(names)}] {name} (scale {scale}) on {devices[0]} and {devices[1]}", file=sys.stderr,
                   flush=True)
-            results.append(measure(workers, name, args.repeats))
+            results.append(measure(workers, name, repeats))
     finally:
         for w in workers:
             w.close()
@@ -143,12 +143,11 @@ def main(argv=None) -> int:
     if unknown:
         parser.error(f"unknown models {unknown}; choose from {', '.join(known)}")
     devices = [args.device, auto_reference(args.device) if args.reference == "auto" else args.reference]
-    args.repeats = repeats
     sets = []
     for k in range(args.processes):
         if args.processes > 1:
             print(f"process set {k + 1} of {args.processes}", file=sys.stderr, flush=True)
-        describe, results = run_set(devices, names, scale, args)
+        describe, results = run_set(devices, names, scale, repeats, args)
         sets.append(results)
     results = combine(sets)
     across = (f", then the median over {args.processes} sets of fresh processes" if args.processes > 1 else "")
