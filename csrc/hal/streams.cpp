@@ -1,5 +1,6 @@
 #include "hal/streams.h"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <mutex>
@@ -44,7 +45,20 @@ struct DeviceStreams {
 
 DeviceStreams& streams_of(int device) { return per_device_state<DeviceStreams>().get(device); }
 
-thread_local std::vector<StreamId> t_current_streams;
+// Each thread's current stream per device: every op and every autograd node reads its slot. The slots live in a
+// vector, grown on the slow path, and are read through two plain thread-locals in the initial-exec TLS model: one
+// load from the thread pointer each, where a thread-local vector costs an initialization guard and two calls to
+// __tls_get_addr. (This library's thread-locals take a few dozen bytes, well within the static TLS that glibc keeps
+// for libraries loaded with dlopen.)
+thread_local std::vector<StreamId> t_stream_slots;
+[[gnu::tls_model("initial-exec")]] thread_local StreamId* t_current_streams = nullptr;
+[[gnu::tls_model("initial-exec")]] thread_local size_t t_stream_count = 0;
+
+void grow_stream_slots(size_t count) {
+  t_stream_slots.resize(count, kDefaultStreamId);
+  t_current_streams = t_stream_slots.data();
+  t_stream_count = t_stream_slots.size();
+}
 
 // A stream that stream_from_pool or create_stream made (not the default one): out of native_stream's inline path.
 [[gnu::noinline]] hal_stream_t created_stream(int device, StreamId id) {
@@ -89,16 +103,16 @@ StreamId create_stream(int device, int priority) {
 StreamId current_stream(int device) {
   // Every op and every autograd node asks. The thread's table has a slot for each device that existed when it
   // was first asked, so that an index inside it is valid without asking the registry again.
-  if (static_cast<size_t>(device) < t_current_streams.size()) return t_current_streams[device];
+  if (static_cast<size_t>(device) < t_stream_count) return t_current_streams[device];
   const DeviceRegistry& registry = DeviceRegistry::instance();
   registry.device(device);  // validates
-  t_current_streams.resize(static_cast<size_t>(registry.device_count()), kDefaultStreamId);
-  return kDefaultStreamId;
+  grow_stream_slots(std::max(t_stream_count, static_cast<size_t>(registry.device_count())));
+  return t_current_streams[device];
 }
 
 void set_current_stream(int device, StreamId id) {
   native_stream(device, id);  // validates both
-  if (static_cast<size_t>(device) >= t_current_streams.size()) t_current_streams.resize(device + 1, kDefaultStreamId);
+  if (static_cast<size_t>(device) >= t_stream_count) grow_stream_slots(static_cast<size_t>(device) + 1);
   t_current_streams[device] = id;
 }
 

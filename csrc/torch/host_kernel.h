@@ -94,7 +94,7 @@ struct HostKernel<Op, Ret(Args...)> {
             [](auto&... a) { return Op::redispatch(c10::DispatchKeySet(c10::DispatchKey::CPU), a...); }, cpu_args);
       }
       span.end();
-      return adopt_cpu_result(result, device, links);
+      return adopt_cpu_result(std::move(result), device, links);
     }
   }
 

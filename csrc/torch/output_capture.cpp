@@ -77,7 +77,27 @@ c10::DataPtr take_captured_memory(c10::StorageImpl& storage, c10::DeviceIndex de
   return {data, block, &free_hal_block, c10::Device(kHal, device)};
 }
 
-at::Tensor adopt_cpu_result(const at::Tensor& result, c10::DeviceIndex device, StorageLinks& links) {
+namespace {
+
+// Whether `result` is a tensor the kernel just made and nobody else holds: no other reference (no Python object,
+// no view keeps it), no autograd metadata (the kernel ran below autograd).
+bool held_only_here(const at::Tensor& result) {
+  return result.use_count() == 1 && result.unsafeGetTensorImpl()->autograd_meta() == nullptr;
+}
+
+// `result` itself made the hal tensor over `hal`: its storage swapped and its dispatch keys moved to the hal
+// backend's (what a new hal tensor's constructor gives, inference mode included). A new tensor instead would cost
+// an allocation, a sizes-and-strides copy and the CPU tensor's destruction, on every op of the host path.
+at::Tensor relabel_as_hal(at::Tensor result, c10::Storage hal, c10::DeviceIndex device) {
+  auto* impl = result.unsafeGetTensorImpl();
+  impl->set_storage_keep_dtype(std::move(hal));
+  impl->_change_backend_component_keys(c10::Device(kHal, device));
+  return result;
+}
+
+}  // namespace
+
+at::Tensor adopt_cpu_result(at::Tensor result, c10::DeviceIndex device, StorageLinks& links) {
   if (!result.defined() || !result.device().is_cpu()) return result;
   auto* storage = result.storage().unsafeGetStorageImpl();
   if (const auto* hal = links.find(storage)) return hal_tensor_over(*hal, result);
@@ -85,7 +105,8 @@ at::Tensor adopt_cpu_result(const at::Tensor& result, c10::DeviceIndex device, S
     const size_t nbytes = storage->nbytes();
     c10::Storage hal(c10::Storage::use_byte_size_t(), nbytes, take_captured_memory(*storage, device),
                      device_allocator(), /*resizable=*/true);
-    links.add(storage, hal);
+    links.add(storage, hal);  // another result may view the same memory (its CPU storage stays alive)
+    if (held_only_here(result)) return relabel_as_hal(std::move(result), std::move(hal), device);
     return hal_tensor_over(std::move(hal), result);
   }
   return new_hal_tensor_from(result, device);

@@ -54,6 +54,7 @@ class StorageLinks {
 // A CPU kernel's result, run in place on host-accessible memory of hal:device, as a hal tensor: memory the
 // kernel allocated inside an OutputCaptureScope is adopted (no copy), a view of an argument becomes the same
 // view of that argument's hal storage, and anything else (a constant the kernel kept) is copied.
-at::Tensor adopt_cpu_result(const at::Tensor& result, c10::DeviceIndex device, StorageLinks& links);
+// The result is taken by value: held only there, it becomes the hal tensor itself (no new tensor).
+at::Tensor adopt_cpu_result(at::Tensor result, c10::DeviceIndex device, StorageLinks& links);
 
 }  // namespace torch_hal

@@ -284,6 +284,45 @@ def test_parameters_a_training_forward_saves_are_not_viewed():
         loss.backward()
 
 
+def test_gradients_only_kernels_write_are_hal_tensors_from_the_start():
+    """A training backward's gradients that only its C++ kernels write are allocated as hal tensors and leave as
+    they are; the weight gradient an extern matmul writes (out=) stays a CPU buffer in device memory, wrapped
+    at the return. Gradients match eager mode, the memory statistics count them, and a second step reuses
+    their memory (no growth)."""
+    import re
+
+    from torch._inductor.utils import run_and_get_code
+
+    build, shape = MODELS["norm_net"]
+    torch.manual_seed(0)
+    reference = build()
+    x = torch.randn(shape)
+    reference(x).square().mean().backward()
+    device = host_device()
+    model = build().to(device)
+    model.load_state_dict(reference.state_dict())
+    compiled = torch.compile(model)
+    _, code = run_and_get_code(lambda: compiled(x.to(device)).square().mean().backward())
+    backward = next(c for c in code if "tangents_1" in c)
+    on_device = re.findall(r"(buf\d+) = empty_strided_hal_output\(", backward)
+    returned = re.search(r"return _hal_outputs\(\((.*)\), \(", backward).group(1).split(", ")
+    assert len(on_device) == 4 and all(name in returned for name in on_device), backward  # the norms' grads
+    matmul_out = re.search(r"extern_kernels\.mm\(.*out=(buf\d+)\)", backward).group(1)
+    assert re.search(rf"{matmul_out} = empty_strided_cpu\(", backward), backward
+    for p, q in zip(model.parameters(), reference.parameters()):
+        assert p.grad.device == device
+        torch.testing.assert_close(p.grad.cpu(), q.grad, rtol=1e-4, atol=1e-5)
+    grad_bytes = sum(p.grad.untyped_storage().nbytes() for p in model.parameters())
+    torch.hal.synchronize(device)
+    held = torch.hal.memory_allocated(device)
+    assert held >= grad_bytes
+    for p in model.parameters():
+        p.grad = None
+    compiled(x.to(device)).square().mean().backward()
+    torch.hal.synchronize(device)
+    assert torch.hal.memory_allocated(device) == held
+
+
 def test_compiled_code_allocates_with_the_fast_calls():
     from torch._inductor.utils import run_and_get_code
 
@@ -335,7 +374,7 @@ def test_fake_convolution_predicts_the_layout_hal_returns(input_format, weight_f
 def test_conv_net_code_is_the_cpu_code_within_the_boundary():
     """Inductor lays a conv net out channels-last, and the activations its forward saves for the backward keep
     that layout on the host device as on CPU tensors: apart from the boundary calls (_hal_views, _hal_wait,
-    _hal_outputs) and where temporaries live, the training graphs' code is the code compiled for CPU tensors. Pinning hal
+    _hal_outputs), where temporaries live and which outputs are hal tensors from the start, the training graphs' code is the code compiled for CPU tensors. Pinning hal
     outputs to their fake tensors' strides once added layout copies that cost a conv net's step 10%."""
     import re
 
@@ -360,6 +399,7 @@ def test_conv_net_code_is_the_cpu_code_within_the_boundary():
                 if "_hal_views(" in line or line.strip().startswith(("#", "assert_size_stride", "_hal_wait(")):
                     continue
                 line = line.replace("empty_strided_cpu_temporary(", "empty_strided_cpu(")
+                line = line.replace("empty_strided_hal_output(", "empty_strided_cpu(")
                 line = re.sub(r"return _hal_outputs\((\(.*\)), \([-0-9, ]*\)\)$", r"return \1", line)
                 lines.append(line.rstrip())
                 if line.strip().startswith("return"):

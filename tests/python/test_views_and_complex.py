@@ -153,3 +153,36 @@ def test_stream_and_event_without_an_index_use_the_current_device():
     e.record(s)
     e.synchronize()
     assert e.query()
+
+
+def test_host_path_results_are_ordinary_hal_tensors():
+    """The host path turns the CPU kernel's own result into the hal tensor (output_capture.cpp): it must carry
+    exactly the dispatch keys, device and memory accounting of a tensor made on hal directly, in inference
+    mode as well, so that autograd, autocast and views treat it as any hal tensor."""
+    device = torch.device("hal", 0)
+    if not torch.hal.get_device_properties(device).host_accessible:
+        pytest.skip("hal:0 is not host-accessible")
+    a = torch.randn(4, 5, device=device)
+    fresh = torch.empty(4, 5, device=device)
+    results = [a * 2, a.exp(), a.sum(1), a.mean(), *torch.var_mean(a, 1), *a.max(1), a.t().contiguous()]
+    for r in results:
+        assert r.device == device
+        assert torch._C._dispatch_keys(r) == torch._C._dispatch_keys(fresh), r
+    with torch.inference_mode():
+        fresh_inference = torch.empty(2, device=device)
+        r = a * 2
+        assert torch._C._dispatch_keys(r) == torch._C._dispatch_keys(fresh_inference)
+        assert r.is_inference()
+    torch.testing.assert_close((a * 2).cpu(), a.cpu() * 2)
+    values, indices = a.max(1)
+    torch.testing.assert_close(values.cpu(), a.cpu().max(1).values)
+    torch.testing.assert_close(indices.cpu(), a.cpu().max(1).indices)
+    w = torch.randn(5, device=device, requires_grad=True)
+    (a * w).exp().sum().backward()
+    torch.testing.assert_close(w.grad.cpu(), (a.cpu() * (a.cpu() * w.detach().cpu()).exp()).sum(0))
+    r = a * 3
+    torch.hal.synchronize(device)
+    held = torch.hal.memory_allocated(device)
+    nbytes = r.untyped_storage().nbytes()
+    del r
+    assert held - torch.hal.memory_allocated(device) >= nbytes  # its memory is hal memory, given back at once

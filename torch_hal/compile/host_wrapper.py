@@ -8,7 +8,9 @@
   - the graph's outputs that were hal tensors handed back as hal tensors in one call at its return
     (_C.compile_host_outputs), except the activations a training forward saves for its backward, which stay
     CPU tensors over the same memory;
-  - the CPU buffers that become those outputs, saved activations included (and the buffers whose memory
+  - the outputs that leave as hal tensors and that only its C++ kernels write (a training backward's gradients,
+    mostly) allocated as hal tensors from the start (_hal_output_allocator), which leave as they are;
+  - the CPU buffers that become the other outputs, saved activations included (and the buffers whose memory
     Inductor reuses for them), allocated in the hal device's memory, so they leave without being copied and
     the device's memory statistics count what the compiled code hands back, as they count what eager code
     holds. Temporaries, which live within one call, come from the CPU allocator: hal's caching allocator costs
@@ -42,10 +44,10 @@ def _line_text(line):
 
 
 def _only_kernels_take(name: str, lines, kernels: set, returned_as_is: list) -> bool:
-    """Whether the wrapper's lines use input `name` only as a whole argument of calls to its C++ kernels, in its
-    size and stride assertions, in its del, and as a whole output that leaves as it is (`returned_as_is`: a
-    parameter a training forward saves for its backward, which takes a hal tensor as well): the uses a hal
-    tensor serves as well as its CPU view."""
+    """Whether the wrapper's lines use `name` (an input, or an output buffer) only as a whole argument of calls
+    to its C++ kernels, in its size and stride assertions, in its del, and as a whole output that leaves as it
+    is or as a hal tensor (`returned_as_is`: a parameter a training forward saves for its backward, which takes
+    a hal tensor as well; an output buffer): the uses a hal tensor serves as well as its CPU view."""
     word = re.compile(rf"\b{re.escape(name)}\b")
     for text in lines:
         if text is None or not word.search(text):
@@ -84,13 +86,41 @@ class HostWrapperCodegen(PythonWrapperCodegen):
 
     def finalize_prefix(self):
         """Called once the graph's lines are written, before the prefix joins them: the inputs that only C++
-        kernels take leave the views line for a wait line. A view costs a storage, a tensor
-        and a Python object; the parameters of a training step, which mostly feed fused kernels, are many."""
+        kernels take leave the views line for a wait line, and the outputs that only C++ kernels write are
+        allocated as hal tensors. A view costs a storage, a tensor and a Python object; the parameters of a
+        training step, which mostly feed fused kernels, are many, and so are the gradients it returns."""
         super().finalize_prefix()
+        kernels = set(_CPP_KERNEL_DEFINITION.findall(self.header.getvalue()))
+        self._narrow_input_views(kernels)
+        self._allocate_kernel_outputs_on_device(kernels)
+
+    def _allocate_kernel_outputs_on_device(self, kernels: set) -> None:
+        """Each output that leaves whole as a hal tensor of the graph's device, and that nothing but C++ kernels
+        writes or reads, is allocated as that hal tensor (_hal_output_buffer) instead of a CPU buffer in the
+        device's memory: compile_host_outputs then hands it back as it is, rather than a new hal storage and
+        tensor over the CPU buffer's bytes. Anything else on its lines (an extern kernel's out=, a view, a
+        reuse of its memory) keeps the CPU buffer."""
+        refs = getattr(self, "_hal_output_refs", ())
+        devices = getattr(self, "_hal_returned_devices", ())
+        device = _graph_device_index()
+        lines = self.wrapper_call._lines
+        texts = [_line_text(line) for line in lines]
+        for ref, returned_on in zip(refs, devices):
+            if returned_on != device or not ref.isidentifier() or refs.count(ref) != 1:
+                continue
+            allocation = f"{ref} = empty_strided_cpu("
+            at = [i for i, text in enumerate(texts) if text is not None and text.strip().startswith(allocation)]
+            if len(at) != 1 or not texts[at[0]].rstrip().endswith(")") or ".as_strided(" in texts[at[0]]:
+                continue
+            others = texts[:at[0]] + texts[at[0] + 1:]
+            if not _only_kernels_take(ref, others, kernels, [ref]):
+                continue
+            lines[at[0]] = texts[at[0]].replace(allocation, f"{ref} = empty_strided_hal_output(", 1)
+
+    def _narrow_input_views(self, kernels: set) -> None:
         viewed = getattr(self, "_hal_viewed", None)
         if not viewed:
             return
-        kernels = set(_CPP_KERNEL_DEFINITION.findall(self.header.getvalue()))
         lines = [_line_text(line) for line in self.wrapper_call._lines]
         returned_as_is = getattr(self, "_hal_returned_as_is", [])
         unviewed = [name for name in viewed if _only_kernels_take(name, lines, kernels, returned_as_is)]
@@ -117,6 +147,7 @@ class HostWrapperCodegen(PythonWrapperCodegen):
         if not any(device >= 0 for device in devices):
             return super().generate_return(output_refs)
         self._hal_returned_as_is = [ref for ref, device in zip(output_refs, devices) if device < 0]
+        self._hal_output_refs, self._hal_returned_devices = list(output_refs), devices
         self.wrapper_call.writeline(f"return {_OUTPUTS_CALL}(({', '.join(output_refs)}, ), {tuple(devices)!r})")
 
     def _buffers_in_hal_memory(self) -> set:
@@ -150,8 +181,10 @@ class HostWrapperCodegen(PythonWrapperCodegen):
                 from torch_hal._C import compile_host_outputs as {_OUTPUTS_CALL}, compile_host_views as _hal_views
                 from torch_hal._C import compile_host_wait as _hal_wait
                 from torch_hal._C import host_buffer_allocator as _hal_buffer_allocator
+                from torch_hal._C import host_output_allocator as _hal_output_allocator
                 empty_strided_cpu_temporary = empty_strided_cpu
                 empty_strided_cpu = _hal_buffer_allocator({_graph_device_index()})
+                empty_strided_hal_output = _hal_output_allocator({_graph_device_index()})
             """,
             strip=True,
         )

@@ -71,19 +71,53 @@ PyObject* host_buffer(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
   END_HANDLE_TH_ERRORS
 }
 
+// A host graph's output buffer that only its C++ kernels write and that it returns whole as a hal tensor: the
+// hal tensor itself, on hal:device (the bound `self`), since a kernel takes the data pointer, which a hal tensor
+// of a host-accessible device gives as a CPU tensor does. So the graph hands it back as it is, rather than a
+// CPU buffer that compile_host_outputs then wraps in a new hal storage and tensor (host_wrapper.py).
+PyObject* host_output_buffer(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  Dims size, stride;
+  const auto dtype = parse_allocation(args, nargs, "empty_strided_hal_output", size, stride);
+  const auto index = static_cast<c10::DeviceIndex>(PyLong_AsLong(self));
+  const size_t nbytes = at::detail::computeStorageNbytes(size, stride, c10::elementSize(dtype));
+  c10::Storage storage(c10::Storage::use_byte_size_t(), nbytes, allocate_on(index, nbytes), device_allocator(),
+                       /*resizable=*/true);
+  auto out = at::detail::make_tensor<c10::TensorImpl>(
+      std::move(storage), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1), c10::scalarTypeToTypeMeta(dtype));
+  out.unsafeGetTensorImpl()->set_sizes_and_strides(size, stride);
+  return THPVariable_Wrap(std::move(out));
+  END_HANDLE_TH_ERRORS
+}
+
 PyMethodDef host_buffer_def = {"empty_strided_cpu", fastcall(host_buffer), METH_FASTCALL,
                                "A host graph's buffer in the memory of the hal device it is bound to."};
+PyMethodDef host_output_buffer_def = {"empty_strided_hal_output", fastcall(host_output_buffer), METH_FASTCALL,
+                                      "A host graph's output buffer: a hal tensor on the device it is bound to."};
 
-// host_buffer_allocator(device): host_buffer bound to hal:device, what a host graph's wrapper calls its
-// empty_strided_cpu (one C call a buffer, no Python frame in between).
-PyObject* host_buffer_allocator(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  HANDLE_TH_ERRORS
-  const auto index = checked_device_index(parse_device(args, nargs, "host_buffer_allocator"));
+// `def` bound to hal:device (args: the device): one C call a buffer, no Python frame in between.
+PyObject* bind_to_device(PyMethodDef* def, PyObject* const* args, Py_ssize_t nargs) {
+  const auto index = checked_device_index(parse_device(args, nargs, def->ml_name));
   PyObject* bound = PyLong_FromLong(index);
   if (bound == nullptr) return nullptr;
-  PyObject* fn = PyCFunction_New(&host_buffer_def, bound);
+  PyObject* fn = PyCFunction_New(def, bound);
   Py_DECREF(bound);
   return fn;
+}
+
+// host_buffer_allocator(device): host_buffer bound to hal:device, what a host graph's wrapper calls its
+// empty_strided_cpu.
+PyObject* host_buffer_allocator(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  return bind_to_device(&host_buffer_def, args, nargs);
+  END_HANDLE_TH_ERRORS
+}
+
+// host_output_allocator(device): host_output_buffer bound to hal:device, what a host graph's wrapper calls its
+// empty_strided_hal_output.
+PyObject* host_output_allocator(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  return bind_to_device(&host_output_buffer_def, args, nargs);
   END_HANDLE_TH_ERRORS
 }
 
@@ -110,6 +144,7 @@ PyObject* exchange_device(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 PyMethodDef methods[] = {
     {"empty_strided_hal", fastcall(empty_strided_hal), METH_FASTCALL, nullptr},
     {"host_buffer_allocator", fastcall(host_buffer_allocator), METH_FASTCALL, nullptr},
+    {"host_output_allocator", fastcall(host_output_allocator), METH_FASTCALL, nullptr},
     {"current_raw_stream", fastcall(current_raw_stream), METH_FASTCALL, nullptr},
     {"exchange_device", fastcall(exchange_device), METH_FASTCALL, nullptr},
     {nullptr, nullptr, 0, nullptr},

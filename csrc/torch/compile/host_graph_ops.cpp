@@ -174,8 +174,14 @@ PyObject* compile_host_outputs(PyObject*, PyObject* const* args, Py_ssize_t narg
     PyObject* item = nullptr;
     if (device >= 0 && THPVariable_Check(value)) {
       const auto index = checked_device_index(static_cast<int>(device));
-      item = THPVariable_Wrap(hal_view(THPVariable_Unpack(value), index));
-      if (item == nullptr) return nullptr;
+      const at::Tensor& t = THPVariable_Unpack(value);
+      if (is_hal(t) && t.device().index() == index) {  // a buffer from host_output_allocator
+        Py_INCREF(value);
+        item = value;
+      } else {
+        item = THPVariable_Wrap(hal_view(t, index));
+        if (item == nullptr) return nullptr;
+      }
     } else {
       Py_INCREF(value);
       item = value;
