@@ -250,13 +250,9 @@ def test_inputs_that_only_kernels_take_are_not_viewed():
         assert f"extern_kernels.addmm({name}" not in joined and f"reinterpret_tensor({name}" not in joined
 
 
-def test_parameters_a_training_forward_saves_are_not_viewed():
-    """A training forward returns the parameters its backward needs; those that only its C++ kernels take leave
-    as the hal tensors they came in as (the backward takes them as well), so they are not viewed. Training
-    matches eager mode, gradients included, and an in-place change to a saved parameter before the backward
-    still raises autograd's error."""
-    import re
-
+def _norm_model_training_step():
+    """The norm model trained one step eagerly on CPU tensors (the reference) and compiled on the host device from
+    the same weights: (reference, hal model, compiled hal model, input, device, the generated code)."""
     from torch._inductor.utils import run_and_get_code
 
     build, shape = MODELS["norm_net"]
@@ -269,6 +265,17 @@ def test_parameters_a_training_forward_saves_are_not_viewed():
     model.load_state_dict(reference.state_dict())
     compiled = torch.compile(model)
     _, code = run_and_get_code(lambda: compiled(x.to(device)).square().mean().backward())
+    return reference, model, compiled, x, device, code
+
+
+def test_parameters_a_training_forward_saves_are_not_viewed():
+    """A training forward returns the parameters its backward needs; those that only its C++ kernels take leave
+    as the hal tensors they came in as (the backward takes them as well), so they are not viewed. Training
+    matches eager mode, gradients included, and an in-place change to a saved parameter before the backward
+    still raises autograd's error."""
+    import re
+
+    reference, model, compiled, x, device, code = _norm_model_training_step()
     forward = next(c for c in code if "return _hal_outputs(" in c and "primals_1, primals_2" in c)
     viewed = re.search(r"= _hal_views\((.*)\)", forward).group(1).split(", ")
     returned = re.search(r"return _hal_outputs\(\((.*)\), \(", forward).group(1)
@@ -291,18 +298,7 @@ def test_gradients_only_kernels_write_are_hal_tensors_from_the_start():
     their memory (no growth)."""
     import re
 
-    from torch._inductor.utils import run_and_get_code
-
-    build, shape = MODELS["norm_net"]
-    torch.manual_seed(0)
-    reference = build()
-    x = torch.randn(shape)
-    reference(x).square().mean().backward()
-    device = host_device()
-    model = build().to(device)
-    model.load_state_dict(reference.state_dict())
-    compiled = torch.compile(model)
-    _, code = run_and_get_code(lambda: compiled(x.to(device)).square().mean().backward())
+    reference, model, compiled, x, device, code = _norm_model_training_step()
     backward = next(c for c in code if "tangents_1" in c)
     on_device = re.findall(r"(buf\d+) = empty_strided_hal_output\(", backward)
     returned = re.search(r"return _hal_outputs\(\((.*)\), \(", backward).group(1).split(", ")
