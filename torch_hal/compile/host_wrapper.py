@@ -122,7 +122,9 @@ class HostWrapperCodegen(PythonWrapperCodegen):
         if not viewed:
             return
         lines = [_line_text(line) for line in self.wrapper_call._lines]
-        returned_as_is = getattr(self, "_hal_returned_as_is", [])
+        refs = getattr(self, "_hal_output_refs", ())
+        devices = getattr(self, "_hal_returned_devices", ())
+        returned_as_is = [ref for ref, device in zip(refs, devices) if device < 0]
         unviewed = [name for name in viewed if _only_kernels_take(name, lines, kernels, returned_as_is)]
         if not unviewed:
             return
@@ -146,7 +148,6 @@ class HostWrapperCodegen(PythonWrapperCodegen):
         devices = host_returned_devices(V.graph.module)
         if not any(device >= 0 for device in devices):
             return super().generate_return(output_refs)
-        self._hal_returned_as_is = [ref for ref, device in zip(output_refs, devices) if device < 0]
         self._hal_output_refs, self._hal_returned_devices = list(output_refs), devices
         self.wrapper_call.writeline(f"return {_OUTPUTS_CALL}(({', '.join(output_refs)}, ), {tuple(devices)!r})")
 
