@@ -96,7 +96,7 @@ class HostWrapperCodegen(PythonWrapperCodegen):
 
     def _allocate_kernel_outputs_on_device(self, kernels: set) -> None:
         """Each output that leaves whole as a hal tensor of the graph's device, and that nothing but C++ kernels
-        writes or reads, is allocated as that hal tensor (_hal_output_buffer) instead of a CPU buffer in the
+        writes or reads, is allocated as that hal tensor (empty_strided_hal_output) instead of a CPU buffer in the
         device's memory: compile_host_outputs then hands it back as it is, rather than a new hal storage and
         tensor over the CPU buffer's bytes. Anything else on its lines (an extern kernel's out=, a view, a
         reuse of its memory) keeps the CPU buffer."""
