@@ -9,7 +9,9 @@ compiled hal runs Inductor's C++ code in place on hal memory, which should cost 
 costs on CPU tensors. Each side runs in a process of its own (compile_worker.py; the reference never imports
 torch_hal), and the two are timed in lockstep (lockstep.py), eager and compiled, training steps (forward, loss,
 backward) and inference forwards. A compiled step under torch.hal.strict() counts the CPU fallback calls of the
-compiled graphs (the target is none). Ratios below 1: the first named takes less time.
+compiled graphs (the target is none). Ratios below 1: the first named takes less time. Below the table, each
+compiled ratio is also given round by round (lockstep.paired_ratios): the figure that holds where the
+machine's speed drifts during a run.
 
 --loaded-reference adds a third process, the reference device with torch_hal loaded (as `import torch` loads it
 wherever torch_hal is installed): PyTorch compiles every frame of a process that has an accelerator with a
@@ -78,7 +80,9 @@ def run_set(devices, names, scale, repeats, args) -> tuple:
 
 def combine(sets: list) -> list:
     """Per model, the median over the process sets of each side's figure; the fallback check from the set that
-    found the most (a failure over any count). Each set's own step ratios stay in "step_ratios_by_set"."""
+    found the most (a failure over any count). Each set's own step ratios stay in "step_ratios_by_set", and
+    "paired_<kind>" keeps, per reference, the ratios of compiled hal over that reference round by round
+    (lockstep.paired_ratios) from all the sets together."""
     combined = []
     for per_set in zip(*sets):
         result = dict(per_set[0])
@@ -89,8 +93,33 @@ def combine(sets: list) -> list:
                                key=lambda s: (s["strict"] == "fail", s.get("fallback_calls", 0)))
         result["step_ratios_by_set"] = [[r["step_compiled"][0] / ref for ref in r["step_compiled"][1:]]
                                         for r in per_set]
+        for kind in ("step", "forward"):
+            references = range(1, len(per_set[0][f"{kind}_compiled"]))
+            result[f"paired_{kind}"] = [[ratio for r in per_set
+                                         for ratio in lockstep.paired_ratios(r[f"{kind}_compiled_samples"], 0, j)]
+                                        for j in references]
         combined.append(result)
     return combined
+
+
+def paired_summary(ratios: list) -> str:
+    """The median of round-by-round ratios, with their middle half: "1.04 (1.01-1.07)"."""
+    if len(ratios) < 2:
+        return f"{ratios[0]:.2f}"
+    low, _, high = statistics.quantiles(ratios, n=4)
+    return f"{statistics.median(ratios):.2f} ({low:.2f}-{high:.2f})"
+
+
+def paired_lines(results: list, loaded_reference: bool) -> str:
+    which = "the reference" + (" / the loaded reference" if loaded_reference else "")
+    rounds = len(results[0]["paired_step"][0]) if results else 0
+    text = (f"\nCompiled hal over {which}, round by round (the median of the {rounds} rounds' ratios, and their "
+            "middle half; each round times every side once, moments apart):\n")
+    for r in results:
+        cells = [f"{kind} " + " / ".join(paired_summary(ratios) for ratios in r[f"paired_{kind}"])
+                 for kind in ("step", "forward")]
+        text += f"- {r['model']}: " + "; ".join(cells) + "\n"
+    return text
 
 
 def rows(result: dict):
@@ -163,6 +192,7 @@ def main(argv=None) -> int:
         for r in results:
             by_set = ", ".join("/".join(f"{x:.2f}" for x in ratios) for ratios in r["step_ratios_by_set"])
             text += f"- {r['model']}: {by_set}\n"
+    text += paired_lines(results, args.loaded_reference)
     print(text, end="")
     if args.markdown:
         Path(args.markdown).write_text(f"Machine: {machine()}.\n\n" + text)

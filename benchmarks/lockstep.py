@@ -55,12 +55,23 @@ def serve(answer: Callable[[str], str]):
 
 def lockstep_samples(workers: List[Worker], request: str, repeats: int) -> List[List[float]]:
     """Each worker's answers (numbers, e.g. seconds per call of one timed batch) to ``request``, asked
-    ``repeats`` times of each in turn: worker 0, worker 1, worker 0, ..."""
+    ``repeats`` times of each in turn, the order reversed every other round (worker 0, 1, 2, then 2, 1, 0, ...)
+    so that no side always runs right after the same other side: answer i of every worker comes from one round,
+    moments apart (see ``paired_ratios``)."""
     answers: List[List[float]] = [[] for _ in workers]
-    for _ in range(repeats):
-        for side, worker in enumerate(workers):
-            answers[side].append(float(worker.ask(request)))
+    order = list(range(len(workers)))
+    for round_index in range(repeats):
+        for side in (order if round_index % 2 == 0 else order[::-1]):
+            answers[side].append(float(workers[side].ask(request)))
     return answers
+
+
+def paired_ratios(samples: List[List[float]], side: int = 0, reference: int = 1) -> List[float]:
+    """Round by round, ``side``'s answer over ``reference``'s (``lockstep_samples``'s answers). Where the machine's
+    speed drifts between rounds (a shared 2-core VM: the same process's step 25% slower one minute than the
+    next), a ratio of two answers from one round keeps what the drift does to both out of the comparison, which a
+    ratio of the two sides' medians over all rounds does not."""
+    return [a / b for a, b in zip(samples[side], samples[reference])]
 
 
 def lockstep_medians(workers: List[Worker], request: str, repeats: int) -> List[float]:

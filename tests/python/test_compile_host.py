@@ -250,6 +250,43 @@ def test_inputs_that_only_kernels_take_are_not_viewed():
         assert f"extern_kernels.addmm({name}" not in joined and f"reinterpret_tensor({name}" not in joined
 
 
+def test_cpu_views_are_kept_with_their_hal_tensors():
+    """A hal tensor's CPU view is made once and handed out again while it still views the tensor's bytes (the
+    parameters of every step); a tensor whose storage, size or place changed gets a new one, a shallow copy gets
+    its own, and the kept view lives and dies with its tensor, holding no memory after it. Compiled code follows
+    a parameter replaced between calls."""
+    from torch_hal import _C
+
+    device = host_device()
+    t = torch.arange(6.0, device=device)
+    view = _C.compile_host_views(t)[0]
+    assert view.device.type == "cpu" and view.data_ptr() == t.data_ptr()
+    assert _C.compile_host_views(t)[0] is view
+    t.data = torch.arange(6.0, 12.0, device=device)  # a new storage
+    assert torch.equal(_C.compile_host_views(t)[0], torch.arange(6.0, 12.0))
+    t.resize_(100)  # new memory of the same storage
+    moved = _C.compile_host_views(t)[0]
+    assert moved.shape == (100,) and moved.data_ptr() == t.data_ptr()
+    detached = t.detach()  # a tensor of its own: its own view
+    assert _C.compile_host_views(detached)[0] is not moved
+    detached.set_(torch.ones(3, device=device))
+    assert torch.equal(_C.compile_host_views(detached)[0], torch.ones(3))
+    assert _C.compile_host_views(t)[0] is moved
+    torch.hal.synchronize(device)
+    before = torch.hal.memory_allocated(device)
+    del t, view, moved
+    assert torch.hal.memory_allocated(device) < before  # the kept view held nothing past its tensor
+
+    layer = torch.nn.Linear(4, 3).to(device)
+    compiled = torch.compile(layer)
+    x = torch.randn(2, 4)
+    with torch.no_grad():
+        compiled(x.to(device))
+        layer.weight.data = torch.randn(3, 4, device=device)
+        got = compiled(x.to(device))
+    torch.testing.assert_close(got.cpu(), torch.nn.functional.linear(x, layer.weight.cpu(), layer.bias.cpu()))
+
+
 def _norm_model_training_step():
     """The norm model trained one step eagerly on CPU tensors (the reference) and compiled on the host device from
     the same weights: (reference, hal model, compiled hal model, input, device, the generated code)."""
@@ -293,16 +330,27 @@ def test_parameters_a_training_forward_saves_are_not_viewed():
 
 def test_gradients_only_kernels_write_are_hal_tensors_from_the_start():
     """A training backward's gradients that only its C++ kernels write are allocated as hal tensors and leave as
-    they are; the weight gradient an extern matmul writes (out=) stays a CPU buffer in device memory, wrapped
-    at the return. Gradients match eager mode, the memory statistics count them, and a second step reuses
-    their memory (no growth)."""
+    they are, whole or reinterpreted (the linear layer's bias gradient, summed into a [1, n] buffer); the weight
+    gradient an extern matmul writes (out=) stays a CPU buffer in device memory, wrapped at the return.
+    Gradients match eager mode, the memory statistics count them, and a second step reuses their memory (no
+    growth)."""
     import re
 
     reference, model, compiled, x, device, code = _norm_model_training_step()
     backward = next(c for c in code if "tangents_1" in c)
     on_device = re.findall(r"(buf\d+) = empty_strided_hal_output\(", backward)
-    returned = re.search(r"return _hal_outputs\(\((.*)\), \(", backward).group(1).split(", ")
-    assert len(on_device) == 4 and all(name in returned for name in on_device), backward  # the norms' grads
+    reused = dict(re.findall(r"(buf\d+) = (buf\d+); del \2  # reuse", backward))  # new name: old name
+
+    def allocated_as(name):
+        while name in reused:
+            name = reused[name]
+        return name
+
+    returned = re.search(r"return _hal_outputs\(\((.*)\), \(", backward).group(1)
+    returned_buffers = [allocated_as(b) for b in re.findall(r"(?:^|, |reinterpret_tensor\()(buf\d+)", returned)]
+    # the norms' weight and bias gradients, and the linear layer's bias gradient
+    assert len(on_device) == 5 and all(name in returned_buffers for name in on_device), backward
+    assert allocated_as(re.search(r"reinterpret_tensor\((buf\d+)", returned).group(1)) in on_device, backward
     matmul_out = re.search(r"extern_kernels\.mm\(.*out=(buf\d+)\)", backward).group(1)
     assert re.search(rf"{matmul_out} = empty_strided_cpu\(", backward), backward
     for p, q in zip(model.parameters(), reference.parameters()):

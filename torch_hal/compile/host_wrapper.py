@@ -1,15 +1,16 @@
 """The Python wrapper that Inductor generates for a host graph (host_graph.py): PythonWrapperCodegen, with
 
-  - the graph's hal inputs taken as CPU views of their bytes in one call at the top (_C.compile_host_views),
-    since Inductor lowered them as CPU tensors; except the inputs that only its C++ kernels take or that it
-    returns as they are (the parameters a training forward saves for its backward), which need no view (a
-    kernel takes the data pointer, which the hal tensor gives as well), only the wait for their device's stream
-    (_C.compile_host_wait);
+  - the graph's hal inputs taken as CPU views of their bytes in one call at the top (_C.compile_host_views,
+    which keeps each view with its hal tensor for the next call), since Inductor lowered them as CPU tensors;
+    except the inputs that only its C++ kernels take or that it returns as they are (the parameters a training
+    forward saves for its backward), which need no view (a kernel takes the data pointer, which the hal tensor
+    gives as well), only the wait for their device's stream (_C.compile_host_wait);
   - the graph's outputs that were hal tensors handed back as hal tensors in one call at its return
     (_C.compile_host_outputs), except the activations a training forward saves for its backward, which stay
     CPU tensors over the same memory;
-  - the outputs that leave as hal tensors and that only its C++ kernels write (a training backward's gradients,
-    mostly) allocated as hal tensors from the start (_hal_output_allocator), which leave as they are;
+  - the outputs that leave as hal tensors, whole or reinterpreted, and that only its C++ kernels write (a
+    training backward's gradients, mostly) allocated as hal tensors from the start (_hal_output_allocator),
+    which leave as they are;
   - the CPU buffers that become the other outputs, saved activations included (and the buffers whose memory
     Inductor reuses for them), allocated in the hal device's memory, so they leave without being copied and
     the device's memory statistics count what the compiled code hands back, as they count what eager code
@@ -66,6 +67,34 @@ def _only_kernels_take(name: str, lines, kernels: set, returned_as_is: list) -> 
     return True
 
 
+# An output that is a buffer seen through other sizes and strides (a training backward's bias gradient, summed
+# into a [1, n] buffer and returned as [n]); reinterpret_tensor takes a hal tensor as well.
+_REINTERPRETED_BUFFER = re.compile(r"reinterpret_tensor\((\w+), \([\d, ]*\), \([\d, ]*\), \d+\)")
+
+
+def _returned_buffer(ref: str):
+    """The buffer an output reference returns whole or reinterpreted, or None (an expression of anything else)."""
+    if ref.isidentifier():
+        return ref
+    reinterpreted = _REINTERPRETED_BUFFER.fullmatch(ref)
+    return reinterpreted.group(1) if reinterpreted else None
+
+
+def _reuse_chain(buffer: str, texts) -> tuple:
+    """The names `buffer`'s memory had before it, through the memory planner's plain reuses ("buf26 = buf8; del
+    buf8  # reuse": the same memory, sizes and strides under a new name), from `buffer` back to the one allocated;
+    and the indices of those reuse lines."""
+    names, reuses = [buffer], []
+    while True:
+        reuse = re.compile(rf"{re.escape(names[-1])} = (\w+); del \1  # reuse")
+        found = [(i, m.group(1)) for i, text in enumerate(texts)
+                 if text is not None and (m := reuse.fullmatch(text.strip()))]
+        if len(found) != 1:
+            return names, reuses
+        reuses.append(found[0][0])
+        names.append(found[0][1])
+
+
 def _graph_device_index() -> int:
     indices = graph_device_indices()
     return indices[0] if indices else _C.current_device()
@@ -95,27 +124,31 @@ class HostWrapperCodegen(PythonWrapperCodegen):
         self._allocate_kernel_outputs_on_device(kernels)
 
     def _allocate_kernel_outputs_on_device(self, kernels: set) -> None:
-        """Each output that leaves whole as a hal tensor of the graph's device, and that nothing but C++ kernels
-        writes or reads, is allocated as that hal tensor (empty_strided_hal_output) instead of a CPU buffer in the
-        device's memory: compile_host_outputs then hands it back as it is, rather than a new hal storage and
-        tensor over the CPU buffer's bytes. Anything else on its lines (an extern kernel's out=, a view, a
-        reuse of its memory) keeps the CPU buffer."""
+        """Each output that leaves as a hal tensor of the graph's device, whole or reinterpreted (_returned_buffer),
+        and that nothing but C++ kernels writes or reads, is allocated as that hal tensor (empty_strided_hal_output)
+        instead of a CPU buffer in the device's memory: compile_host_outputs then hands it back as it is, rather
+        than a new hal storage and tensor over the CPU buffer's bytes. Anything else on its lines (an extern
+        kernel's out=, a view, a reuse of its memory for another buffer) keeps the CPU buffer. The memory an output
+        takes over from buffers before it (_reuse_chain) is allocated as the hal tensor where every name it has
+        had passes the same test."""
         refs = getattr(self, "_hal_output_refs", ())
         devices = getattr(self, "_hal_returned_devices", ())
         device = _graph_device_index()
         lines = self.wrapper_call._lines
         texts = [_line_text(line) for line in lines]
-        for ref, returned_on in zip(refs, devices):
-            if returned_on != device or not ref.isidentifier() or refs.count(ref) != 1:
+        buffers = [_returned_buffer(ref) for ref in refs]
+        for buffer, returned_on in zip(buffers, devices):
+            if returned_on != device or buffer is None or buffers.count(buffer) != 1:
                 continue
-            allocation = f"{ref} = empty_strided_cpu("
+            names, reuses = _reuse_chain(buffer, texts)
+            allocation = f"{names[-1]} = empty_strided_cpu("
             at = [i for i, text in enumerate(texts) if text is not None and text.strip().startswith(allocation)]
             if len(at) != 1 or not texts[at[0]].rstrip().endswith(")") or ".as_strided(" in texts[at[0]]:
                 continue
-            others = texts[:at[0]] + texts[at[0] + 1:]
-            if not _only_kernels_take(ref, others, kernels, [ref]):
+            others = [text for i, text in enumerate(texts) if i != at[0] and i not in reuses]
+            if not all(_only_kernels_take(name, others, kernels, [buffer]) for name in names):
                 continue
-            lines[at[0]] = texts[at[0]].replace(allocation, f"{ref} = empty_strided_hal_output(", 1)
+            lines[at[0]] = texts[at[0]].replace(allocation, f"{names[-1]} = empty_strided_hal_output(", 1)
 
     def _narrow_input_views(self, kernels: set) -> None:
         viewed = getattr(self, "_hal_viewed", None)

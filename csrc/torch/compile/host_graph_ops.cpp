@@ -75,6 +75,48 @@ at::Tensor cpu_view_of(const at::Tensor& self) {
   return tensor_over(storage_on(self.storage(), c10::Device(c10::DeviceType::CPU)), self, c10::DispatchKey::CPU);
 }
 
+// A hal tensor's CPU view, kept with the hal tensor (its TensorImpl's BackendMeta, PyTorch's slot for what a
+// backend attaches to a tensor) from one compiled call to the next. A training step views the same parameters
+// in its forward and again in its backward, step after step; a new view each time costs a storage, a tensor,
+// and a Python object that is freed at the end of the call. The cached view's Python object lives as long as
+// the view (PyTorch keeps a tensor's Python object while C++ holds the tensor), so a hit hands out that object.
+// The cache dies with the hal tensor, and it views the hal storage as a fresh view does, so it never holds
+// memory longer than the hal tensor does, except a storage the hal tensor dropped (set_, .data =), until the
+// next compiled call that views it. A shallow copy (detach) starts without one: PyTorch hands the slot to the
+// copy through clone(), and a view shared by two tensors could outlive the one whose storage it holds.
+struct CachedCpuView final : c10::BackendMeta {
+  explicit CachedCpuView(at::Tensor cpu_view) : view(std::move(cpu_view)) {}
+  c10::intrusive_ptr<c10::BackendMeta> clone(const c10::intrusive_ptr<c10::BackendMeta>&) const override {
+    return {};
+  }
+  at::Tensor view;
+};
+
+// Whether `view` is still a CPU view of `self`'s bytes as they are now: its storage, its place in that storage
+// (a resize or a set_ moves them) and its geometry.
+bool still_views(const at::Tensor& view, const at::Tensor& self) {
+  const c10::Storage* root = viewed_storage(view.storage());
+  const auto& storage = self.storage();
+  return root != nullptr && root->unsafeGetStorageImpl() == storage.unsafeGetStorageImpl() &&
+         view.storage().data() == storage.data() && view.storage().nbytes() == storage.nbytes() &&
+         view.dtype() == self.dtype() && view.storage_offset() == self.storage_offset() &&
+         view.sizes() == self.sizes() && view.strides() == self.strides();
+}
+
+// `self`'s kept CPU view, made (and kept) first where there is none or it no longer views `self`. A tensor whose
+// slot holds something else (another extension's) gets a view that is not kept.
+at::Tensor cached_cpu_view_of(const at::Tensor& self) {
+  auto* impl = self.unsafeGetTensorImpl();
+  c10::BackendMeta* meta = impl->get_backend_meta();
+  auto* cached = dynamic_cast<CachedCpuView*>(meta);
+  if (cached != nullptr && still_views(cached->view, self)) return cached->view;
+  if (meta != nullptr && cached == nullptr) return cpu_view_of(self);
+  auto fresh = c10::make_intrusive<CachedCpuView>(cpu_view_of(self));
+  cached = fresh.get();
+  impl->set_backend_meta(std::move(fresh));
+  return cached->view;
+}
+
 at::Tensor cpu_view(const at::Tensor& self) {
   wait_for_current_stream(host_accessible_device_of(self, "cpu_view"));
   return cpu_view_of(self);
@@ -97,8 +139,8 @@ class StreamWaits {
 };
 
 // The inputs of a compiled host graph as the CPU code takes them, in one call at its top: each hal tensor as its
-// CPU view, anything else (CPU tensors, sizes) as it is. The CPU reads the memory from now on, so the work queued
-// on each device's current stream is waited for first (stream order), once per device.
+// CPU view (cached_cpu_view_of), anything else (CPU tensors, sizes) as it is. The CPU reads the memory from now
+// on, so the work queued on each device's current stream is waited for first (stream order), once per device.
 PyObject* compile_host_views(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   HANDLE_TH_ERRORS
   THPObjectPtr out(PyTuple_New(nargs));
@@ -111,7 +153,7 @@ PyObject* compile_host_views(PyObject*, PyObject* const* args, Py_ssize_t nargs)
       const at::Tensor& t = THPVariable_Unpack(arg);
       if (is_hal(t)) {
         waits.wait_for(t, "compile_host_views");
-        item = THPVariable_Wrap(cpu_view_of(t));
+        item = THPVariable_Wrap(cached_cpu_view_of(t));
         if (item == nullptr) return nullptr;
       }
     }
