@@ -1,0 +1,100 @@
+"""Compiled models on the host device against compiled CPU tensors in one process, round by round.
+
+    python benchmarks/compile_in_process.py [--models mlp,norm_net] [--kinds step,forward] [--scale 8]
+                                            [--rounds 120] [--round-seconds 0.02]
+
+compile_benchmark.py compares separate processes, as a user's two programs would run; on a shared 2-core machine a
+fresh process can run a small model 5-10% faster or slower than the next, depending on where its code and data
+land, which hides changes of a few percent. Here both devices' compiled models live in one process (the CPU side
+then pays PyTorch's per-frame accelerator prologue too) and alternate in rounds of about --round-seconds each;
+each round gives hal's time over CPU tensors', and the median of those ratios is what a change to the host path
+moves. Only the host device: the autograd of one accelerator per process rules out cuda beside hal.
+"""
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from model_zoo import compile_models  # noqa: E402
+
+
+def compiled_call(name: str, kind: str, scale: int, device: str):
+    """One training step (forward, loss, backward) or one inference forward of the compiled model on `device`."""
+    build, shape = compile_models.MODELS[name]
+    torch.manual_seed(0)
+    model = build(scale).to(device)
+    x = torch.randn(shape(scale)).to(device)
+    fn = torch.compile(model)
+    params = list(model.parameters())
+    if kind == "step":
+        def call():
+            for p in params:
+                p.grad = None
+            (fn(x) ** 2).mean().backward()
+    else:
+        model.eval()
+
+        def call():
+            with torch.no_grad():
+                fn(x)
+    return call
+
+
+def per_call_us(call, n: int) -> float:
+    started = time.perf_counter()
+    for _ in range(n):
+        call()
+    return (time.perf_counter() - started) / n * 1e6
+
+
+def compare(name: str, kind: str, args) -> str:
+    calls = {device: compiled_call(name, kind, args.scale, device) for device in ("cpu", args.device)}
+    for call in calls.values():
+        per_call_us(call, 50)  # compiled and warm
+    n = max(3, int(args.round_seconds * 1e6 / per_call_us(calls["cpu"], 20)))
+    times = {device: [] for device in calls}
+    ratios = []
+    for r in range(args.rounds):
+        order = list(calls) if r % 2 == 0 else list(calls)[::-1]
+        for device in order:
+            times[device].append(per_call_us(calls[device], n))
+        ratios.append(times[args.device][-1] / times["cpu"][-1])
+    low, _, high = statistics.quantiles(ratios, n=4)
+    return (f"| {name} | {kind} | {statistics.median(times[args.device]):.1f} µs | "
+            f"{statistics.median(times['cpu']):.1f} µs | {statistics.median(ratios):.3f} ({low:.3f}-{high:.3f}) |")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--device", default="hal:0", help="a host-accessible hal device (default hal:0)")
+    parser.add_argument("--models", default="mlp,norm_net", help=f"of {', '.join(compile_models.MODELS)}")
+    parser.add_argument("--kinds", default="step,forward")
+    parser.add_argument("--scale", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=120)
+    parser.add_argument("--round-seconds", type=float, default=0.02)
+    parser.add_argument("--threads", type=int, default=1, help="torch.set_num_threads (default 1)")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    import torch_hal  # noqa: F401
+    if not torch.hal.get_device_properties(torch.device(args.device)).host_accessible:
+        parser.error(f"{args.device} is not host-accessible: compare it with compile_benchmark.py instead")
+    names, kinds = args.models.split(","), args.kinds.split(",")
+    unknown = [n for n in names if n not in compile_models.MODELS] + [k for k in kinds if k not in ("step", "forward")]
+    if unknown:
+        parser.error(f"unknown models or kinds: {unknown}")
+    print(f"{args.device} against CPU tensors in one process, torch {torch.__version__}, scale {args.scale}, "
+          f"{args.threads} CPU threads, {args.rounds} alternating rounds of about {args.round_seconds} s per side\n")
+    print(f"| model | kind | {args.device} | CPU tensors | round by round (median, middle half) |")
+    print("| --- | --- | ---: | ---: | --- |")
+    for name in names:
+        for kind in kinds:
+            print(compare(name, kind, args), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
