@@ -13,55 +13,28 @@ moves. Only the host device: the autograd of one accelerator per process rules o
 import argparse
 import statistics
 import sys
-import time
 from pathlib import Path
 
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from compile_worker import Run  # noqa: E402
 from model_zoo import compile_models  # noqa: E402
-
-
-def compiled_call(name: str, kind: str, scale: int, device: str):
-    """One training step (forward, loss, backward) or one inference forward of the compiled model on `device`."""
-    build, shape = compile_models.MODELS[name]
-    torch.manual_seed(0)
-    model = build(scale).to(device)
-    x = torch.randn(shape(scale)).to(device)
-    fn = torch.compile(model)
-    params = list(model.parameters())
-    if kind == "step":
-        def call():
-            for p in params:
-                p.grad = None
-            (fn(x) ** 2).mean().backward()
-    else:
-        model.eval()
-
-        def call():
-            with torch.no_grad():
-                fn(x)
-    return call
-
-
-def per_call_us(call, n: int) -> float:
-    started = time.perf_counter()
-    for _ in range(n):
-        call()
-    return (time.perf_counter() - started) / n * 1e6
+from timing import batch_size, timed_batch  # noqa: E402
 
 
 def compare(name: str, kind: str, args) -> str:
-    calls = {device: compiled_call(name, kind, args.scale, device) for device in ("cpu", args.device)}
-    for call in calls.values():
-        per_call_us(call, 50)  # compiled and warm
-    n = max(3, int(args.round_seconds * 1e6 / per_call_us(calls["cpu"], 20)))
-    times = {device: [] for device in calls}
+    """One table row: each device's median time per call of `kind` (compile_worker.Run's step or forward) and the
+    median of the rounds' ratios."""
+    runs = {device: Run(torch.device(device), name, "compiled", args.scale) for device in ("cpu", args.device)}
+    calls = {device: getattr(run, kind) for device, run in runs.items()}
+    sizes = {device: batch_size(calls[device], runs[device].sync, args.round_seconds) for device in runs}
+    times = {device: [] for device in runs}
     ratios = []
     for r in range(args.rounds):
-        order = list(calls) if r % 2 == 0 else list(calls)[::-1]
+        order = list(runs) if r % 2 == 0 else list(runs)[::-1]
         for device in order:
-            times[device].append(per_call_us(calls[device], n))
+            times[device].append(timed_batch(calls[device], runs[device].sync, sizes[device]) * 1e6)
         ratios.append(times[args.device][-1] / times["cpu"][-1])
     low, _, high = statistics.quantiles(ratios, n=4)
     return (f"| {name} | {kind} | {statistics.median(times[args.device]):.1f} µs | "
