@@ -102,21 +102,13 @@ def combine(sets: list) -> list:
     return combined
 
 
-def paired_summary(ratios: list) -> str:
-    """The median of round-by-round ratios, with their middle half: "1.04 (1.01-1.07)"."""
-    if len(ratios) < 2:
-        return f"{ratios[0]:.2f}"
-    low, _, high = statistics.quantiles(ratios, n=4)
-    return f"{statistics.median(ratios):.2f} ({low:.2f}-{high:.2f})"
-
-
 def paired_lines(results: list, loaded_reference: bool) -> str:
     which = "the reference" + (" / the loaded reference" if loaded_reference else "")
     rounds = len(results[0]["paired_step"][0]) if results else 0
     text = (f"\nCompiled hal over {which}, round by round (the median of the {rounds} rounds' ratios, and their "
             "middle half; each round times every side once, moments apart):\n")
     for r in results:
-        cells = [f"{kind} " + " / ".join(paired_summary(ratios) for ratios in r[f"paired_{kind}"])
+        cells = [f"{kind} " + " / ".join(lockstep.paired_summary(ratios) for ratios in r[f"paired_{kind}"])
                  for kind in ("step", "forward")]
         text += f"- {r['model']}: " + "; ".join(cells) + "\n"
     return text

@@ -18,6 +18,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import lockstep  # noqa: E402
 from compile_worker import Run  # noqa: E402
 from model_zoo import compile_models  # noqa: E402
 from timing import batch_size, timed_batch  # noqa: E402
@@ -30,15 +31,13 @@ def compare(name: str, kind: str, args) -> str:
     calls = {device: getattr(run, kind) for device, run in runs.items()}
     sizes = {device: batch_size(calls[device], runs[device].sync, args.round_seconds) for device in runs}
     times = {device: [] for device in runs}
-    ratios = []
     for r in range(args.rounds):
         order = list(runs) if r % 2 == 0 else list(runs)[::-1]
         for device in order:
             times[device].append(timed_batch(calls[device], runs[device].sync, sizes[device]) * 1e6)
-        ratios.append(times[args.device][-1] / times["cpu"][-1])
-    low, _, high = statistics.quantiles(ratios, n=4)
+    ratios = lockstep.paired_ratios([times[args.device], times["cpu"]])
     return (f"| {name} | {kind} | {statistics.median(times[args.device]):.1f} µs | "
-            f"{statistics.median(times['cpu']):.1f} µs | {statistics.median(ratios):.3f} ({low:.3f}-{high:.3f}) |")
+            f"{statistics.median(times['cpu']):.1f} µs | {lockstep.paired_summary(ratios, digits=3)} |")
 
 
 def main(argv=None) -> int:

@@ -74,6 +74,14 @@ def paired_ratios(samples: List[List[float]], side: int = 0, reference: int = 1)
     return [a / b for a, b in zip(samples[side], samples[reference])]
 
 
+def paired_summary(ratios: List[float], digits: int = 2) -> str:
+    """The median of round-by-round ratios (``paired_ratios``) with their middle half: "1.04 (1.01-1.07)"."""
+    if len(ratios) < 2:
+        return f"{ratios[0]:.{digits}f}"
+    low, _, high = statistics.quantiles(ratios, n=4)
+    return f"{statistics.median(ratios):.{digits}f} ({low:.{digits}f}-{high:.{digits}f})"
+
+
 def lockstep_medians(workers: List[Worker], request: str, repeats: int) -> List[float]:
     """Each worker's median answer to ``request``, asked as ``lockstep_samples`` asks."""
     return [statistics.median(a) for a in lockstep_samples(workers, request, repeats)]
