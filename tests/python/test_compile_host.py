@@ -88,6 +88,27 @@ def test_outputs_are_in_device_memory_without_copies():
     assert flat[5].item() == 6.0
 
 
+def test_temporaries_are_in_device_memory():
+    """What compiled code allocates only for the duration of a call (here the matmul's input and output, between
+    the fused pointwise kernels) is the device's memory too: its peak statistics count it, as torch.cuda's count
+    Inductor's buffers, and a capacity limit holds it."""
+    device = host_device()
+    n = 128
+    x, w = torch.randn(n, n, device=device), torch.randn(n, n, device=device)
+    compiled = torch.compile(lambda a, b: torch.mm(a.sin(), b).cos())
+    compiled(x, w)  # compiled before the measured call
+    torch.hal.synchronize(device)
+    before = torch.hal.memory_allocated(device)
+    torch.hal.reset_peak_memory_stats(device)
+    out = compiled(x, w)
+    matrix = n * n * 4
+    # sin's result and the matmul's are alive at once; the output is one of them, or a third buffer.
+    assert torch.hal.max_memory_allocated(device) - before >= 2 * matrix
+    torch.testing.assert_close(out.cpu(), torch.mm(x.cpu().sin(), w.cpu()).cos(), rtol=1e-4, atol=1e-4)
+    del out
+    assert torch.hal.memory_allocated(device) == before  # the temporaries went back when the call returned
+
+
 def test_graphs_of_every_shape():
     """Factories with no hal input, an in-place op on an argument, CPU scalar tensors beside hal tensors,
     integer dtypes, an output that is a view of a compiled buffer (resizable, as eager outputs are)."""

@@ -14,7 +14,7 @@ hal device into a CPU graph with a thin boundary, after AOTAutograd and Inductor
   - every device argument inside the graph (factories, _to_copy) that names hal names the CPU instead;
   - each output that was a hal tensor leaves as a hal tensor over the same bytes, all of them in one call at
     the compiled code's return (_C.compile_host_outputs; HostWrapperCodegen writes it from the devices this
-    pass records): the compiled code allocates its output buffers in the device's memory, so outputs are not
+    pass records): the compiled code allocates all its buffers in the device's memory, so outputs are not
     copied. The activations a training forward saves for its backward stay CPU tensors (over the device's
     memory all the same, which its statistics count): only the backward graph takes them, and it would view
     them as CPU tensors again. Wrapping and unwrapping them cost a small model's step 5% (the norm model
