@@ -24,6 +24,9 @@ import traceback
 def _child(request, out_fd, err_fd, protocol_fds):
     """In the forked child: never returns to the request loop."""
     os.setpgid(0, 0)  # one group with anything it starts, so that a timeout kills them all
+    # As a script started from a terminal has it, whatever started the suite: a shell's background job (`cmd &`
+    # without job control) inherits SIGINT ignored, and Python then never raises KeyboardInterrupt.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in protocol_fds:  # stays valid for the interpreter's own stdin/stdout objects, but goes nowhere
         os.dup2(devnull, fd)
