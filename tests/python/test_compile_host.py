@@ -91,7 +91,7 @@ def test_outputs_are_in_device_memory_without_copies():
 def test_temporaries_are_in_device_memory():
     """What compiled code allocates only for the duration of a call (here the matmul's input and output, between
     the fused pointwise kernels) is the device's memory too: its peak statistics count it, as torch.cuda's count
-    Inductor's buffers, and a capacity limit holds it."""
+    Inductor's buffers."""
     device = host_device()
     n = 128
     x, w = torch.randn(n, n, device=device), torch.randn(n, n, device=device)
@@ -439,8 +439,9 @@ def test_fake_convolution_predicts_the_layout_hal_returns(input_format, weight_f
 def test_conv_net_code_is_the_cpu_code_within_the_boundary():
     """Inductor lays a conv net out channels-last, and the activations its forward saves for the backward keep
     that layout on the host device as on CPU tensors: apart from the boundary calls (_hal_views, _hal_wait,
-    _hal_outputs), where temporaries live and which outputs are hal tensors from the start, the training graphs' code is the code compiled for CPU tensors. Pinning hal
-    outputs to their fake tensors' strides once added layout copies that cost a conv net's step 10%."""
+    _hal_outputs) and which outputs are hal tensors from the start, the training graphs' code is the code
+    compiled for CPU tensors. Pinning hal outputs to their fake tensors' strides once added layout copies that
+    cost a conv net's step 10%."""
     import re
 
     from torch._inductor.utils import run_and_get_code
@@ -463,7 +464,6 @@ def test_conv_net_code_is_the_cpu_code_within_the_boundary():
             for line in body.splitlines():
                 if "_hal_views(" in line or line.strip().startswith(("#", "assert_size_stride", "_hal_wait(")):
                     continue
-                line = line.replace("empty_strided_cpu_temporary(", "empty_strided_cpu(")
                 line = line.replace("empty_strided_hal_output(", "empty_strided_cpu(")
                 line = re.sub(r"return _hal_outputs\((\(.*\)), \([-0-9, ]*\)\)$", r"return \1", line)
                 lines.append(line.rstrip())
