@@ -1,35 +1,56 @@
-"""PyTorch's OpInfo database on the host device, as it is and without host access (the discrete-GPU paths),
-compared with CPU: no op may crash or hang the process, and the pass rate per dtype may not fall below what
-was measured (issue 11; figures in benchmarks/RESULTS.md). The same runner measures NVIDIA on the GPU
-machine: python tests/opinfo/run_opinfo.py --device hal:0 (and --device cuda:0 for torch.cuda's rate)."""
+"""PyTorch's OpInfo database on the host device, with host access (TORCH_HAL_HOST_ACCESSIBLE=1: ATen's CPU kernels
+run in place on hal memory) and without it (=0: the discrete-GPU paths, transfers and the counted CPU fallback),
+compared with CPU: every sample of every op, and the gradients of float32 ops with autograd (run_opinfo.py).
+
+CI runs all of it, no share left out: both settings, all six dtypes, every op and sample. Measured on the 2-core
+machine (2026-11-27, --workers 2, the machine also running another build and test suite, load average 4-6): a
+whole run of all six dtypes took 98 s with host access and 75 s without; per dtype, in job-seconds summed over
+both workers, float32 55/45 (gradients), float16 41/33, bfloat16 29/22, complex64 10/7, int64 13/10, bool 6/4,
+plus about 20 s of imports per run. `pytest tests/opinfo` took 122 s and 154 s (two runs), far inside the OpInfo
+part's share (about 40 minutes) of CI's 90, so nothing is left out. The split into two dtype groups per setting
+only keeps each test near half a minute and says which group failed.
+
+A test fails on any crash or hang, on any (op, dtype) that fails without being on its list of known failures
+(known_failures/host.json, known_failures/host_no_host_access.json) or fails otherwise than listed, and on a listed
+entry that passes (remove it). After a C++ fix, refresh a list in one command and review its diff:
+    TORCH_HAL_HOST_ACCESSIBLE=0 python tests/opinfo/run_opinfo.py \\
+        --write-known-failures tests/opinfo/known_failures/host_no_host_access.json
+The GPUs run the same runner (python tests/opinfo/run_opinfo.py --device hal:0 --workers 8; lists nvidia.json and
+amd.json)."""
+import json
 import os
 
 import pytest
 
-from run_opinfo import run, summarize
+from op_compare import RANDOM_SAMPLES, RANDOM_VALUES
+from run_opinfo import DTYPES, all_jobs, run, summarize
 
-# Measured on the host device (2-core CI machine, 3 samples per op, 2026-11-24): float32 99.3%, float16 and
-# bfloat16 98.5%, complex64 97.7-97.9%, int64 99.4%, bool 99.1%, with or without host access. Each floor is
-# that rate less about two ops, and never below torch.cuda's rate on the same samples on the H100 (float32
-# 98.1%, float16 93.5%, bfloat16 93.7%, complex64 97.2%, int64 92.4%, bool 97.7%).
-MIN_RATES = {"float32": 0.985, "float16": 0.975, "bfloat16": 0.975, "complex64": 0.972, "int64": 0.985,
-             "bool": 0.98}
+GROUPS = [["float32", "complex64"], ["float16", "bfloat16", "int64", "bool"]]
 
 
-@pytest.fixture(scope="module", params=["1", "0"], ids=["host_access", "no_host_access"])
-def opinfo_results(request):
-    env = dict(os.environ, TORCH_HAL_HOST_ACCESSIBLE=request.param)
-    return run("hal:0", list(MIN_RATES), max_samples=3, timeout=120, workers=2, env=env)
+@pytest.mark.parametrize("dtypes", GROUPS, ids=["+".join(g) for g in GROUPS])
+@pytest.mark.parametrize("host_access", ["1", "0"], ids=["host_access", "no_host_access"])
+def test_opinfo(host_access, dtypes):
+    # hal:0 must be the host device, also on machines whose GPUs come first.
+    env = dict(os.environ, TORCH_HAL_HOST_ACCESSIBLE=host_access, HAL_VISIBLE_DEVICES="host:0")
+    out = run("hal:0", dtypes, workers=2, env=env)
+    assert out["facts"].get("adapter") == "host", f"hal:0 is not the host device: {out['facts']}"
+    rates = {d: row["native_rate"] for d, row in summarize(out["results"]).items()}
+    print(f"native pass rates {rates}, {out['seconds']} s")
+    assert not out["unexpected"], (f"{len(out['unexpected'])} results leave {out['list_path']}:\n"
+                                   + "\n".join(out["unexpected"]))
 
 
-def test_no_op_crashes_or_hangs(opinfo_results):
-    broken = [r for r in opinfo_results if r["status"] in ("crash", "hang")]
-    assert not broken, broken
+def test_a_listed_op_that_passes_fails_the_run(tmp_path):
+    """The list must shrink: `add` passes, so listing it as a failure is reported."""
+    listed = tmp_path / "list.json"
+    listed.write_text(json.dumps({"add:int64": {"status": "wrong", "reason": "listed by this test"}}))
+    out = run("hal:0", ["int64"], ops=["add"], known=listed, env=dict(os.environ, HAL_VISIBLE_DEVICES="host:0"))
+    assert [r["status"] for r in out["results"]] == ["pass_native"], out["results"]
+    assert out["unexpected"] == ["add:int64: listed as wrong, now pass_native: remove it from the list"]
 
 
-@pytest.mark.parametrize("dtype", list(MIN_RATES))
-def test_pass_rate_per_dtype(opinfo_results, dtype):
-    row = summarize(opinfo_results)[dtype]
-    failing = sorted(f"{r['op']}: {r['status']}: {r['detail'][:100]}" for r in opinfo_results
-                     if r["dtype"] == dtype and r["status"] not in ("pass", "skip"))
-    assert row["rate"] >= MIN_RATES[dtype], "\n".join(failing)
+def test_random_op_names_are_exact_op_db_names():
+    """A misspelt name would silently compare a random op's values (or stop comparing a deterministic one)."""
+    names = {j["op"] for j in all_jobs(DTYPES)}
+    assert (RANDOM_VALUES | set(RANDOM_SAMPLES)) - names == set()

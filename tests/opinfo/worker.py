@@ -1,93 +1,59 @@
-"""Runs OpInfo samples of some ops on one device and compares them with CPU; one JSON line per (op, dtype).
+"""Child process of worker_pool.py: runs the jobs it reads from stdin, one JSON line each ({"op", "dtype"}, op being
+op.name[.variant_test_name]), one at a time, and answers on its own channel, one JSON line per message:
+{"ready": facts} once imported, {"sample": ...} before each sample's forward and backward (so that the parent can
+name the sample if this process dies), and {"done": ...} with the job's status and detail.
 
-Started by run_opinfo.py as a child process, so that a crash or hang in one op costs only that op: the
-child announces each op before running it ({"start": ...}), and the parent blames the announced op when the
-child dies or goes silent.
+    python worker.py DEVICE THREADS
 """
 import json
+import os
 import sys
+import time
 import traceback
 
 import torch
-from torch.utils._pytree import tree_flatten, tree_map
-
-# Ops whose values are random or uninitialized: they must run, but only shapes and dtypes can be compared.
-_UNCOMPARABLE = ("rand", "normal", "bernoulli", "multinomial", "dropout", "uniform", "exponential", "geometric",
-                 "cauchy", "log_normal", "rrelu", "poisson", "empty", "new_empty", "randint", "randn")
 
 
-def _comparable(name: str) -> bool:
-    return not any(word in name for word in _UNCOMPARABLE)
-
-
-def _to(device):
-    return lambda x: x.to(device) if isinstance(x, torch.Tensor) else x
-
-
-def _check(actual, expected, exact_values: bool):
-    flat_a, _ = tree_flatten(actual)
-    flat_e, _ = tree_flatten(expected)
-    if len(flat_a) != len(flat_e):
-        raise AssertionError(f"{len(flat_a)} outputs where CPU gives {len(flat_e)}")
-    for a, e in zip(flat_a, flat_e):
-        if isinstance(e, torch.Tensor):
-            if not isinstance(a, torch.Tensor):
-                raise AssertionError(f"got {type(a).__name__} where CPU gives a tensor")
-            a = a.cpu()
-            if a.shape != e.shape or a.dtype != e.dtype:
-                raise AssertionError(f"shape/dtype {tuple(a.shape)} {a.dtype} != {tuple(e.shape)} {e.dtype}")
-            if exact_values:
-                torch.testing.assert_close(a, e, equal_nan=True, check_device=False, check_stride=False)
-        elif exact_values and isinstance(e, (int, float, bool, complex)):
-            if isinstance(a, torch.Tensor):
-                a = a.item()
-            if not (a == e or (a != a and e != e)):
-                raise AssertionError(f"{a} != {e}")
-
-
-def run_op(op, dtype, device: str, max_samples: int):
-    """Returns (status, detail): pass, wrong, error, or skip (CPU itself has no result for any sample)."""
-    compared = 0
-    exact = _comparable(op.name)
-    try:
-        samples = list(op.sample_inputs("cpu", dtype, requires_grad=False))[:max_samples]
-    except Exception as e:  # noqa: BLE001
-        return "skip", f"no samples: {type(e).__name__}"
-    for sample in samples:
-        try:
-            expected = op(sample.input, *sample.args, **sample.kwargs)
-        except Exception:  # noqa: BLE001  (CPU refuses this sample: not ours to compare)
-            continue
-        moved = tree_map(_to(device), (sample.input, sample.args, sample.kwargs))
-        try:
-            actual = op(moved[0], *moved[1], **moved[2])
-        except Exception as e:  # noqa: BLE001
-            return "error", f"{type(e).__name__}: {str(e).splitlines()[0][:300] if str(e) else ''}"
-        try:
-            _check(actual, expected, exact)
-        except AssertionError as e:
-            return "wrong", str(e).splitlines()[0][:300] if str(e) else "mismatch"
-        compared += 1
-    return ("pass", f"{compared} samples") if compared else ("skip", "CPU accepts no sample")
+def device_facts(device: str) -> dict:
+    """What picks the known-failure list: the device's adapter, and whether its memory is host-accessible."""
+    if not device.startswith("hal"):
+        return {"adapter": torch.device(device).type, "host_accessible": device == "cpu", "name": device}
+    p = torch.hal.get_device_properties(torch.device(device))
+    return {"adapter": p.adapter, "host_accessible": bool(p.host_accessible), "name": p.name}
 
 
 def main():
-    device, max_samples = sys.argv[1], int(sys.argv[2])
+    device, threads = sys.argv[1], int(sys.argv[2])
+    # The protocol gets its own copy of stdout; fd 1 then points at stderr, so nothing that an op or a library
+    # prints can break a line of the protocol.
+    channel = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+
+    def send(message):
+        channel.write(json.dumps(message) + "\n")
+        channel.flush()
+
+    torch.set_num_threads(threads)  # the workers share the machine's cores
     if device.startswith("hal"):
         import torch_hal  # noqa: F401
     from torch.testing._internal.common_methods_invocations import op_db
 
-    by_key = {(op.name, op.variant_test_name): op for op in op_db}
+    from op_compare import full_name, run_op
+
+    by_name = {full_name(op): op for op in op_db}
+    send({"ready": device_facts(device)})
+
+    def progress(i, n, phase, sample):
+        send({"sample": f"sample {i}/{n} {phase}: {sample.summary()[:400]}"})
+
     for line in sys.stdin:
         job = json.loads(line)
-        op = by_key[(job["op"], job["variant"])]
-        dtype = getattr(torch, job["dtype"])
-        print(json.dumps({"start": job}), flush=True)
+        start = time.monotonic()
         try:
-            status, detail = run_op(op, dtype, device, max_samples)
+            status, detail = run_op(by_name[job["op"]], getattr(torch, job["dtype"]), device, progress)
         except Exception:  # noqa: BLE001  (a bug of the harness itself, reported as such)
-            status, detail = "error", "harness: " + traceback.format_exc().splitlines()[-1][:300]
-        print(json.dumps({"done": job, "status": status, "detail": detail}), flush=True)
+            status, detail = "error", "harness: " + traceback.format_exc().strip().splitlines()[-1][:300]
+        send({"done": dict(job, status=status, detail=detail, seconds=round(time.monotonic() - start, 2))})
 
 
 if __name__ == "__main__":

@@ -1,0 +1,63 @@
+"""Known failures, one list per adapter: tests/opinfo/known_failures/<list>.json maps "op[.variant]:dtype" to
+{"status": "wrong" | "error", "reason": "..."}. A run leaves the list's expectations when an (op, dtype) fails
+that is not listed or fails otherwise than listed, when a listed one passes (the list must shrink), or on any
+crash or hang (never accepted, listed or not)."""
+import json
+from pathlib import Path
+
+LISTS = Path(__file__).resolve().parent / "known_failures"
+FAILED = ("wrong", "error", "crash", "hang")
+
+
+def list_name(facts: dict) -> str:
+    """The adapter's name; the host adapter without host access (TORCH_HAL_HOST_ACCESSIBLE=0) takes the
+    discrete-GPU paths (transfers, the counted CPU fallback), so it keeps a list of its own."""
+    if facts["adapter"] == "host" and not facts["host_accessible"]:
+        return "host_no_host_access"
+    return facts["adapter"]
+
+
+def default_path(facts: dict) -> Path:
+    return LISTS / f"{list_name(facts)}.json"
+
+
+def key(result: dict) -> str:
+    return f"{result['op']}:{result['dtype']}"
+
+
+def load(path) -> dict:
+    path = Path(path)
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def unexpected(results, known: dict, every_op: set) -> list:
+    """One line per result that leaves the list's expectations, and per listed op that op_db no longer has."""
+    lines = []
+    for r in sorted(results, key=key):
+        entry = known.get(key(r))
+        if r["status"] in ("crash", "hang"):
+            lines.append(f"{key(r)}: {r['status'].upper()} (never accepted): {r['detail']}")
+        elif r["status"] in FAILED and entry is None:
+            lines.append(f"{key(r)}: new failure, {r['status']}: {r['detail'].splitlines()[0]}")
+        elif r["status"] in FAILED and entry["status"] != r["status"]:
+            lines.append(f"{key(r)}: listed as {entry['status']}, now {r['status']}: {r['detail'].splitlines()[0]}")
+        elif r["status"] not in FAILED and entry is not None:
+            lines.append(f"{key(r)}: listed as {entry['status']}, now {r['status']}: remove it from the list")
+    lines += [f"{k}: listed, but op_db has no such op: remove it from the list"
+              for k in sorted(known) if k.rsplit(":", 1)[0] not in every_op]
+    return lines
+
+
+def write(path, results, every_op: set) -> int:
+    """Writes the failures of `results` to `path`, the reason being the first line of each one's detail. Entries
+    of (op, dtype) pairs this run did not cover stay as they were, so that several partial runs (shards, --ops,
+    --dtypes) build one list. Returns the number of entries."""
+    ran = {key(r) for r in results}
+    merged = {k: v for k, v in load(path).items() if k not in ran and k.rsplit(":", 1)[0] in every_op}
+    merged.update({key(r): {"status": r["status"], "reason": r["detail"].splitlines()[0][:300]}
+                   for r in results if r["status"] in FAILED})
+    # One entry per line: a fix shows in review as the lines it removes.
+    body = ",\n".join(f" {json.dumps(k)}: {json.dumps(merged[k])}" for k in sorted(merged))
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text("{\n" + body + ("\n" if body else "") + "}\n")
+    return len(merged)
