@@ -173,13 +173,30 @@ def test_stream_and_event_ordering(device):
 
 
 def test_event_elapsed_time(device):
-    start, end = torch.hal.Event(enable_timing=True), torch.hal.Event(enable_timing=True)
+    """Three timing events: the first two around a host sleep of 50 ms on an idle stream (the device reaches
+    the first at once, and cannot reach the second before it is recorded, 50 ms later), the last after a
+    matmul. Elapsed times measure at least the sleep, are positive across work, add up, are bounded by the
+    wall-clock time around them, and change sign when the events are swapped."""
+    import time
+    sleep_s = 0.05
+    start, mid, end = (torch.hal.Event(enable_timing=True) for _ in range(3))
+    a, b = torch.randn(512, 512, device=device), torch.randn(512, 512, device=device)
+    torch.hal.synchronize(device)
     with torch.hal.device(device):
+        wall = time.perf_counter()
         start.record()
-        y = torch.randn(512, 512, device=device) @ torch.randn(512, 512, device=device)
+        time.sleep(sleep_s)
+        mid.record()
+        y = a @ b
         end.record()
     end.synchronize()
-    assert start.elapsed_time(end) >= 0.0
+    wall_ms = (time.perf_counter() - wall) * 1e3
+    slept, worked, total = start.elapsed_time(mid), mid.elapsed_time(end), start.elapsed_time(end)
+    assert slept >= 0.8 * sleep_s * 1e3, (slept, "ms: the events did not measure the 50 ms between them")
+    assert worked > 0.0, worked
+    assert total == pytest.approx(slept + worked, abs=0.01)
+    assert total <= wall_ms + 1.0, (total, wall_ms)
+    assert end.elapsed_time(start) == pytest.approx(-total, abs=0.01)
     assert y.shape == (512, 512)
 
 

@@ -5,7 +5,6 @@ weight and bias gradients), compared with the CPU in strict mode, so that a fall
 upcast) inputs: cuDNN accumulates them in float32. float32 runs without TF32 (torch.backends.cudnn.allow_tf32
 False) where exactness is checked, and with it, as torch.cuda's default, at TF32's tolerance. Skips without a
 GPU."""
-import math
 
 import pytest
 import torch
@@ -60,17 +59,34 @@ def _run(fn, inputs, device, grad=None, upcast=False, memory_format=None, transf
     return out.detach(), [t.grad for t in leaves if t is not None], grad
 
 
-def check_conv(gpu_device, native, fn, inputs, terms, memory_format=None, transform=None):
-    """fn natively on the GPU against the CPU's float reference: output and every input's gradient. `terms`
-    (the products summed into one output) scales the tolerance, as rounding errors grow with it."""
+def terms_per_element(fn, inputs, transform=None):
+    """How many products each element of the output and of every input gradient sums (bias included), found
+    by running fn and its backward on all-ones inputs and upstream gradient in float64: the reduction length k
+    that the tolerance of each compared tensor is derived from (a convolution's output sums C/groups * kernel
+    products, a weight gradient N * output-size, a bias gradient N * output-size, an input gradient what
+    stride, padding and dilation leave of O/groups * kernel)."""
+    leaves = [None if t is None else torch.ones(t.shape, dtype=torch.float64, requires_grad=True) for t in inputs]
+    args = [transform(t) if (transform and t is not None and t is leaves[0]) else t for t in leaves]
+    out = fn(*args)
+    out.backward(torch.ones_like(out))
+    counts = [out.detach()] + [t.grad for t in leaves if t is not None]
+    return [max(1, int(c.max().item())) if c.numel() else 1 for c in counts]
+
+
+def check_conv(gpu_device, native, fn, inputs, memory_format=None, transform=None):
+    """fn natively on the GPU against the CPU's float reference: output and every input's gradient. Inputs and
+    upstream gradient lie in [-1, 1], so every product summed is at most 1 in size; each compared tensor gets
+    tol(dtype, k) with k its own reduction length (terms_per_element): rtol a few ulps of the dtype, atol the
+    rounding error of a typical sum of k such products."""
     dtype = inputs[0].dtype
     with native():
         got, got_grads, grad = _run(fn, inputs, gpu_device, memory_format=memory_format, transform=transform)
     want, want_grads, _ = _run(fn, inputs, "cpu", grad=grad, upcast=True, transform=transform)
-    scale = max(4.0, math.sqrt(terms)) * (4 if dtype in REDUCED else 1)
-    assert_close(got, want.to(dtype), scale=scale)
-    for g, w in zip(got_grads, want_grads):
-        assert_close(g, w.to(dtype), scale=scale * 8)
+    terms = terms_per_element(fn, inputs, transform)
+    assert len(got_grads) == len(want_grads) == len(terms) - 1
+    assert_close(got, want.to(dtype), k=terms[0])
+    for g, w, k in zip(got_grads, want_grads, terms[1:]):
+        assert_close(g, w.to(dtype), k=k)
     if memory_format is not None and got.dim() in (4, 5):
         assert got.is_contiguous(memory_format=memory_format), "the output keeps the input's channels-last layout"
     return got
@@ -95,7 +111,7 @@ def test_conv2d(gpu_device, native, dtype, case, bias):
     x, w = make(xs, dtype, seed=1, low=-1, high=1), make(ws, dtype, seed=2, low=-1, high=1)
     b = make((ws[0],), dtype, seed=3, low=-1, high=1) if bias else None
     fn = lambda x, w, b=None: F.conv2d(x, w, b, stride=stride, padding=padding, dilation=dilation, groups=groups)
-    check_conv(gpu_device, native, fn, [x, w, b] if bias else [x, w], terms=ws[1] * ws[2] * ws[3])
+    check_conv(gpu_device, native, fn, [x, w, b] if bias else [x, w])
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
@@ -105,7 +121,7 @@ def test_conv2d_channels_last(gpu_device, native, dtype, case):
     x, w = make(xs, dtype, seed=1, low=-1, high=1), make(ws, dtype, seed=2, low=-1, high=1)
     b = make((ws[0],), dtype, seed=3, low=-1, high=1)
     fn = lambda x, w, b: F.conv2d(x, w, b, stride=stride, padding=padding, dilation=dilation, groups=groups)
-    check_conv(gpu_device, native, fn, [x, w, b], terms=ws[1] * ws[2] * ws[3], memory_format=torch.channels_last)
+    check_conv(gpu_device, native, fn, [x, w, b], memory_format=torch.channels_last)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
@@ -113,7 +129,7 @@ def test_conv2d_strided_input(gpu_device, native, dtype):
     """A transposed (non-dense) input view is made dense before cuDNN sees it."""
     x = make((2, 5, 12, 10), dtype, seed=1, low=-1, high=1)
     w = make((6, 5, 3, 3), dtype, seed=2, low=-1, high=1)
-    check_conv(gpu_device, native, lambda x, w: F.conv2d(x, w, padding=1), [x, w], terms=45,
+    check_conv(gpu_device, native, lambda x, w: F.conv2d(x, w, padding=1), [x, w],
                transform=lambda t: t.transpose(2, 3))
 
 
@@ -124,7 +140,7 @@ def test_conv1d(gpu_device, native, dtype, stride, padding, dilation, groups):
     w = make((12, 8 // groups, 5), dtype, seed=2, low=-1, high=1)
     b = make((12,), dtype, seed=3, low=-1, high=1)
     fn = lambda x, w, b: F.conv1d(x, w, b, stride=stride, padding=padding, dilation=dilation, groups=groups)
-    check_conv(gpu_device, native, fn, [x, w, b], terms=w.shape[1] * 5)
+    check_conv(gpu_device, native, fn, [x, w, b])
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
@@ -136,7 +152,7 @@ def test_conv3d(gpu_device, native, dtype, channels_last):
     w = make((6, 2, 3, 3, 2), dtype, seed=2, low=-1, high=1)
     b = make((6,), dtype, seed=3, low=-1, high=1)
     fn = lambda x, w, b: F.conv3d(x, w, b, stride=(1, 2, 1), padding=(1, 1, 0), dilation=(1, 1, 2), groups=2)
-    check_conv(gpu_device, native, fn, [x, w, b], terms=2 * 18,
+    check_conv(gpu_device, native, fn, [x, w, b],
                memory_format=torch.channels_last_3d if channels_last else None)
 
 
@@ -159,21 +175,21 @@ def test_conv_transpose(gpu_device, native, dtype, case):
     op = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}[dims]
     fn = lambda x, w, b: op(x, w, b, stride=stride, padding=padding, output_padding=output_padding,
                             groups=groups, dilation=dilation)
-    check_conv(gpu_device, native, fn, [x, w, b], terms=ws[0] // groups * math.prod(ws[2:]))
+    check_conv(gpu_device, native, fn, [x, w, b])
 
 
 def test_conv_transpose2d_channels_last(gpu_device, native):
     x = make((2, 8, 9, 7), torch.float16, seed=1, low=-1, high=1)
     w = make((8, 4, 3, 3), torch.float16, seed=2, low=-1, high=1)
     fn = lambda x, w: F.conv_transpose2d(x, w, stride=2, padding=1, output_padding=1)
-    check_conv(gpu_device, native, fn, [x, w], terms=72, memory_format=torch.channels_last)
+    check_conv(gpu_device, native, fn, [x, w], memory_format=torch.channels_last)
 
 
 def test_padding_same_and_modules(gpu_device, native):
     """padding='same' (ATen pads asymmetric cases itself) and nn modules reach the same kernels."""
     x = make((2, 3, 10, 11), torch.float32, seed=1, low=-1, high=1)
     w = make((5, 3, 4, 3), torch.float32, seed=2, low=-1, high=1)
-    check_conv(gpu_device, native, lambda x, w: F.conv2d(x, w, padding="same", dilation=(1, 2)), [x, w], terms=36)
+    check_conv(gpu_device, native, lambda x, w: F.conv2d(x, w, padding="same", dilation=(1, 2)), [x, w])
     torch.manual_seed(0)
     conv = nn.Conv2d(3, 4, 3, padding=1)
     gpu_conv = nn.Conv2d(3, 4, 3, padding=1).to(gpu_device)
@@ -183,9 +199,11 @@ def test_padding_same_and_modules(gpu_device, native):
         got.sum().backward()
     want = conv(x)
     want.sum().backward()
-    assert_close(got, want.detach(), scale=8)
-    assert_close(gpu_conv.weight.grad, conv.weight.grad, scale=200)
-    assert_close(gpu_conv.bias.grad, conv.bias.grad, scale=200)
+    # |x| <= 1 and |weight|, |bias| <= 1/sqrt(27): an output sums 27 products and a bias, each at most 1; the
+    # weight and bias gradients (upstream gradient 1) sum one term per output position, 2 * 10 * 11 of them.
+    assert_close(got, want.detach(), k=28)
+    assert_close(gpu_conv.weight.grad, conv.weight.grad, k=2 * 10 * 11)
+    assert_close(gpu_conv.bias.grad, conv.bias.grad, k=2 * 10 * 11)
 
 
 def test_tf32_default_matches_torch_cuda_tolerance(gpu_device, native):

@@ -15,8 +15,8 @@ import torch.nn.functional as F
 from native_nn_helpers import assert_close, make, native  # noqa: F401  (fixtures)
 
 DTYPES = [torch.float32, torch.float16, torch.bfloat16]
-# FP32 accumulation over K terms of size ~10 differs from float64 by more than one float32 rounding.
-SCALE = {torch.float32: 50, torch.float16: 4, torch.bfloat16: 2}
+# Inputs lie in [-3, 3] (`make`): an output sums K products of size <= 9 and c (<= 3), times alpha, beta <= 1.
+MAGNITUDE = 9.0
 
 
 def reference_addmm(bias, mat1, mat2, beta=1, alpha=1):
@@ -25,8 +25,10 @@ def reference_addmm(bias, mat1, mat2, beta=1, alpha=1):
     return out.to(mat1.dtype)
 
 
-def check(got, want, dtype):
-    assert_close(got, want, dtype=dtype, scale=SCALE[dtype])
+def check(got, want, dtype, K):
+    """against the float64 reference rounded to dtype: rtol a few ulps of dtype, atol the rounding error of a
+    typical sum of K products (and c) of size <= 9 (native_nn_helpers.tol)."""
+    assert_close(got, want, dtype=dtype, k=K + 1, magnitude=MAGNITUDE)
 
 
 # (M, K, N): single row, odd sizes, one column / one inner element (two-kernel path), K == 0, sizes that
@@ -41,7 +43,7 @@ def test_linear_with_bias_matches_cpu(gpu_device, native, dtype, M, K, N):
     x, weight, bias = make((M, K), dtype), make((N, K), dtype, seed=1), make((N,), dtype, seed=2)
     with native():
         got = F.linear(x.to(gpu_device), weight.to(gpu_device), bias.to(gpu_device))
-    check(got, reference_addmm(bias, x, weight.t()), dtype)
+    check(got, reference_addmm(bias, x, weight.t()), dtype, K)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -51,8 +53,8 @@ def test_linear_on_3d_input_and_without_bias(gpu_device, native, dtype):
         got = F.linear(x.to(gpu_device), weight.to(gpu_device), bias.to(gpu_device))
         got_no_bias = F.linear(x.to(gpu_device), weight.to(gpu_device))
     want = reference_addmm(bias, x.reshape(10, 24), weight.t()).reshape(2, 5, 40)
-    check(got, want, dtype)
-    check(got_no_bias, (x.double() @ weight.double().t()).to(dtype), dtype)
+    check(got, want, dtype, 24)
+    check(got_no_bias, (x.double() @ weight.double().t()).to(dtype), dtype, 24)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -64,7 +66,7 @@ def test_addmm_alpha_and_beta(gpu_device, native, dtype, beta, alpha):
     with native():
         got = torch.addmm(bias.to(gpu_device), mat1.to(gpu_device), mat2.to(gpu_device), beta=beta,
                           alpha=alpha)
-    check(got, reference_addmm(bias, mat1, mat2, beta, alpha), dtype)
+    check(got, reference_addmm(bias, mat1, mat2, beta, alpha), dtype, 20)
 
 
 def test_addmm_beta_zero_ignores_nan_in_the_bias(gpu_device, native):
@@ -72,7 +74,7 @@ def test_addmm_beta_zero_ignores_nan_in_the_bias(gpu_device, native):
     mat1, mat2 = make((4, 6), torch.float32), make((6, 9), torch.float32, seed=1)
     with native():
         got = torch.addmm(bias.to(gpu_device), mat1.to(gpu_device), mat2.to(gpu_device), beta=0)
-    check(got, (mat1.double() @ mat2.double()).float(), torch.float32)
+    check(got, (mat1.double() @ mat2.double()).float(), torch.float32, 6)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -85,7 +87,7 @@ def test_addmm_transposed_operands(gpu_device, native, dtype, transpose1, transp
     bias = make((N,), dtype, seed=2)
     with native():
         got = torch.addmm(bias.to(gpu_device), mat1.to(gpu_device), mat2.to(gpu_device), alpha=0.5)
-    check(got, reference_addmm(bias, mat1, mat2, alpha=0.5), dtype)
+    check(got, reference_addmm(bias, mat1, mat2, alpha=0.5), dtype, K)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -99,7 +101,7 @@ def test_addmm_out_into_non_contiguous_outputs(gpu_device, native, dtype):
     with native():
         for out in [column_major, padded[:, 1:N + 1], contiguous]:
             torch.addmm(bias.to(gpu_device), mat1.to(gpu_device), mat2.to(gpu_device), out=out)
-            check(out.cpu(), want, dtype)
+            check(out.cpu(), want, dtype, K)
     # The padding around the written window is untouched.
     assert torch.equal(padded[:, 0].cpu(), torch.zeros(M, dtype=dtype))
     assert torch.equal(padded[:, N + 1:].cpu(), torch.zeros(M, 2, dtype=dtype))
@@ -118,7 +120,7 @@ def test_addmm_with_other_shapes_of_c(gpu_device, native, dtype):
     for storage, view in cases:
         with native():
             got = torch.addmm(view(storage.to(gpu_device)), mat1.to(gpu_device), mat2.to(gpu_device))
-        check(got, reference_addmm(view(storage), mat1, mat2), dtype)
+        check(got, reference_addmm(view(storage), mat1, mat2), dtype, K)
 
 
 @pytest.mark.parametrize("dtype", DTYPES + [torch.float64])
@@ -127,22 +129,20 @@ def test_addmm_and_baddbmm_with_a_transposed_full_c(gpu_device, native, dtype, b
     # A full c laid out column-major against a row-major output, or the reverse, is copied into the output
     # through shared-memory tiles; sizes that tile unevenly, on both sides of one tile (32), and a batch for
     # baddbmm.
-    scale = SCALE.get(dtype, 50)
     for M, K, N in [(70, 16, 45), (33, 8, 129), (31, 4, 64), (64, 8, 31)]:
         mat1, mat2 = make((M, K), dtype, seed=1), make((K, N), dtype, seed=2)
         c = make((N, M), dtype, seed=3)
         with native():
             got = torch.addmm(c.to(gpu_device).t(), mat1.to(gpu_device), mat2.to(gpu_device), beta=beta)
         want = torch.addmm(c.t().double(), mat1.double(), mat2.double(), beta=beta).to(dtype)
-        assert_close(got, want, dtype=dtype, scale=scale)
+        check(got, want, dtype, K)
     # The mirror case: a column-major output (out=) and a row-major c.
     M, K, N = 70, 16, 45
     mat1, mat2, c = make((M, K), dtype, seed=7), make((K, N), dtype, seed=8), make((M, N), dtype, seed=9)
     out = torch.empty((N, M), dtype=dtype, device=gpu_device).t()
     with native():
         torch.addmm(c.to(gpu_device), mat1.to(gpu_device), mat2.to(gpu_device), beta=beta, out=out)
-    assert_close(out, torch.addmm(c.double(), mat1.double(), mat2.double(), beta=beta).to(dtype), dtype=dtype,
-                 scale=scale)
+    check(out, torch.addmm(c.double(), mat1.double(), mat2.double(), beta=beta).to(dtype), dtype, K)
     B, M, K, N = 3, 40, 12, 50
     batch1, batch2 = make((B, M, K), dtype, seed=4), make((B, K, N), dtype, seed=5)
     c = make((B, N, M), dtype, seed=6)
@@ -150,7 +150,7 @@ def test_addmm_and_baddbmm_with_a_transposed_full_c(gpu_device, native, dtype, b
         got = torch.baddbmm(c.to(gpu_device).transpose(1, 2), batch1.to(gpu_device), batch2.to(gpu_device),
                             beta=beta)
     want = torch.baddbmm(c.transpose(1, 2).double(), batch1.double(), batch2.double(), beta=beta).to(dtype)
-    assert_close(got, want, dtype=dtype, scale=scale)
+    check(got, want, dtype, K)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -165,7 +165,7 @@ def test_repeated_shape_with_other_bias_and_alignments(gpu_device, native, dtype
         x = make((M, K), dtype, seed=10 + step)
         with native():
             got = F.linear(x.to(gpu_device), weight.to(gpu_device), on_device[which][offset:offset + N])
-        check(got, reference_addmm(storages[which][offset:offset + N], x, weight.t()), dtype)
+        check(got, reference_addmm(storages[which][offset:offset + N], x, weight.t()), dtype, K)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -182,9 +182,10 @@ def test_linear_backward_matches_cpu(gpu_device, native, dtype):
     want, want_grads = run("cpu", torch.float64)
     with native():
         got, got_grads = run(gpu_device, dtype)
-    check(got, want.to(dtype), dtype)
-    for g, w in zip(got_grads, want_grads):
-        check(g, w.to(dtype), dtype)
+    check(got, want.to(dtype), dtype, 20)
+    # dx sums 15 products, dweight and dbias 6 (the batch).
+    for g, w, k in zip(got_grads, want_grads, (15, 6, 6)):
+        check(g, w.to(dtype), dtype, k)
 
 
 def test_double_addmm_with_bias(gpu_device, native):
@@ -192,4 +193,4 @@ def test_double_addmm_with_bias(gpu_device, native):
     bias, mat1, mat2 = make((13,), torch.float64), make((7, 9), torch.float64, seed=1), make((9, 13), torch.float64, seed=2)
     with native():
         got = torch.addmm(bias.to(gpu_device), mat1.to(gpu_device), mat2.to(gpu_device))
-    assert_close(got, torch.addmm(bias, mat1, mat2))
+    check(got, torch.addmm(bias, mat1, mat2), torch.float64, 9)

@@ -23,12 +23,18 @@ def test_measure_is_positive_cached_and_plausible():
         assert first.fp32_tflops < 50 and first.copy_gbps < 2000
 
 
-def test_bf16_is_measured_or_its_failure_recorded():
+def test_bf16_is_measured_where_the_device_has_it():
+    """A device that claims bf16 must measure it: a failed bf16 matmul (m.bf16_error, the first line of its
+    error, with bf16_tflops None) is a finding that fails this test, not a pass. A device without bf16 is
+    not timed in bf16: None and no error. The CPU always has bf16."""
     m = torch_hal.measure(0)
     if torch.hal.get_device_properties(0).supports_bf16:
-        assert (m.bf16_tflops is not None and m.bf16_tflops > 0) or m.bf16_error
+        assert m.bf16_error == "", f"hal:0 claims bf16 and its bf16 matmul failed: {m.bf16_error}"
+        assert m.bf16_tflops is not None and m.bf16_tflops > 0
     else:
-        assert m.bf16_tflops is None and not m.bf16_error
+        assert m.bf16_tflops is None and m.bf16_error == ""
+    cpu = torch_hal.measure("cpu")
+    assert cpu.bf16_error == "" and cpu.bf16_tflops is not None and cpu.bf16_tflops > 0
 
 
 def test_refresh_measures_again():

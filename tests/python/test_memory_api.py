@@ -19,16 +19,51 @@ def test_snapshot_records_the_python_stack_that_allocated(hal0):
     assert all(seg["total_size"] >= seg["allocated_size"] for seg in snapshot)
 
 
-def test_record_stream_defers_reuse_without_error(hal0):
-    side = torch.hal.Stream(hal0)
-    x = torch.empty(1 << 20, device=hal0)
+RECORD_STREAM_CHILD = """
+import torch, torch_hal
+host = [i for i in range(torch.hal.device_count()) if torch.hal.get_device_properties(i).vendor == "host"][0]
+d = torch.device("hal", host)
+assert not torch_hal._C.get_device_properties(host)["host_accessible"]
+side = torch.hal.Stream(d)
+n = 16 << 20  # 64 MiB of float32: eight device-to-device copies keep the side stream busy for a while
+src = torch.ones(n, device=d)
+for record in (True, False):
+    torch.hal.synchronize(d)
+    x = torch.empty(n, device=d)  # allocated on the current (default) stream
+    ptr = x.data_ptr()
+    side.wait_stream(torch.hal.current_stream(d))
     with torch.hal.stream(side):
-        x.fill_(1.0)
-    x.record_stream(side)
-    del x
-    torch.hal.synchronize(hal0)
-    y = torch.ones(1 << 20, device=hal0)
-    assert y.sum().item() == float(1 << 20)
+        for _ in range(8):
+            x.copy_(src)  # queued on the side stream
+    if record:
+        x.record_stream(side)
+    del x  # freed while the side stream's copies into it are still queued
+    busy = not side.query()
+    y = torch.empty(n, device=d)  # the same size, on the default stream
+    print("record" if record else "plain", "busy", busy, "reused", y.data_ptr() == ptr, "still_busy", not side.query())
+    side.synchronize()
+    z = torch.empty(n, device=d)  # y still holds its block: only x's can serve z
+    print("record" if record else "plain", "after_sync_reused", z.data_ptr() == ptr)
+    del y, z
+"""
+
+
+def test_record_stream_defers_reuse_until_the_stream_is_done():
+    """A block freed while a stream it was recorded on still has queued work is not handed out again until
+    that work completes: an allocation of the same size made meanwhile gets other memory, and once the stream
+    is synchronized the block serves the next one. Without record_stream the same allocation takes the block
+    at once (the control, which shows the allocation would pick that block). In a child process with the host
+    device reporting its memory as not host-accessible, so that its copies are queued on the stream's worker,
+    as a GPU's are (a host-accessible host device runs them on the calling thread: nothing is ever pending)."""
+    out = run_python(RECORD_STREAM_CHILD, TORCH_HAL_HOST_ACCESSIBLE="0")
+    assert out.returncode == 0, out.stderr[-3000:]
+    lines = set(out.stdout.split("\n"))
+    # record_stream: the side stream was busy when the block was freed and when y was allocated; y got other
+    # memory, and after synchronizing the block came back.
+    assert "record busy True reused False still_busy True" in lines, out.stdout
+    assert "record after_sync_reused True" in lines, out.stdout
+    # The control: the side stream busy just the same, but the block, never recorded on it, is reused at once.
+    assert "plain busy True reused True still_busy True" in lines, out.stdout
 
 
 def test_peak_stats_reset(hal0):

@@ -20,15 +20,33 @@ def test_host_adapter_finds_the_host_devices():
     assert host.is_available() and host.unavailable_reason == ""
 
 
-def test_absent_vendors_say_why():
+def _vendor(index):
+    props = torch.hal.get_device_properties(index)
+    return vendor_of(props.vendor, props.adapter, props.name)
+
+
+def test_each_vendor_has_devices_or_says_why():
+    """Present vendors list their own devices and no reason; absent ones list none and say why: each of their
+    adapter libraries by name, path and state (with its own reason), or the runtime they need when no library
+    was found."""
     for cls, runtime in ((NvidiaAdapter, "libcuda.so.1"), (AmdAdapter, "libamdhip64.so"),
-                         (IntelAdapter, "libze_loader.so.1")):
+                         (IntelAdapter, "libze_loader.so.1"), (CustomAsicAdapter, "TORCH_HAL_ADAPTERS")):
         va = cls()
-        if va.is_available():
+        devices = va.discover_devices()
+        expected = [i for i in range(torch.hal.device_count()) if _vendor(i) is va.vendor]
+        assert [d.index for d in devices] == expected, cls
+        if devices:
+            assert va.is_available() and va.unavailable_reason == "", cls
             continue
-        assert va.discover_devices() == []
-        named = va.adapter_libraries()
-        assert (runtime in va.unavailable_reason) if not named else all(a.name in va.unavailable_reason for a in named)
+        assert not va.is_available()
+        reason, named = va.unavailable_reason, va.adapter_libraries()
+        assert reason, cls
+        if named:
+            for a in named:
+                assert f"adapter {a.name} ({a.path}) is {a.state}" in reason, (cls, reason)
+                assert (a.reason in reason) if a.reason else f"with no {va.vendor} device" in reason, (cls, reason)
+        else:
+            assert runtime in reason or "no plugin adapter is loaded" in reason, (cls, reason)
 
 
 def test_an_unavailable_plugin_reports_its_own_reason():
@@ -42,9 +60,35 @@ def test_an_unavailable_plugin_reports_its_own_reason():
     assert "is unavailable: fixture runtime libfoo.so.1 not found: install foo" in out.stdout
 
 
-def test_no_plugin_loaded_is_said_plainly():
-    if not CustomAsicAdapter().adapter_libraries():
-        assert "no plugin adapter is loaded" in CustomAsicAdapter().unavailable_reason
+def test_the_plugin_view_names_every_adapter_not_named_after_a_vendor():
+    """CustomAsicAdapter's libraries are the loaded adapters other than nvidia, amd, intel and host (the OpenCL
+    adapter's non-Intel devices are a custom ASIC's); with none, its reason says plainly that no plugin is loaded
+    and how to load one, otherwise it names each."""
+    import torch_hal
+    va = CustomAsicAdapter()
+    plugins = [a.name for a in torch_hal.adapters() if a.name not in ("nvidia", "amd", "intel", "host")]
+    assert [a.name for a in va.adapter_libraries()] == plugins
+    if va.is_available():
+        assert va.unavailable_reason == ""
+    elif not plugins:
+        assert va.unavailable_reason == ("no plugin adapter is loaded: name its library in TORCH_HAL_ADAPTERS, or "
+                                         "call torch_hal.load_adapter(path)")
+    else:
+        assert all(f"adapter {name} (" in va.unavailable_reason for name in plugins), va.unavailable_reason
+        assert "no plugin adapter is loaded" not in va.unavailable_reason
+
+
+def test_a_loaded_plugin_is_listed_with_the_others():
+    """A plugin named in TORCH_HAL_ADAPTERS joins the plugin view, beside any other non-vendor adapter."""
+    out = run_python(
+        "import torch_hal\n"
+        "from torch_hal.vendor_adapters import CustomAsicAdapter\n"
+        "print(sorted(a.name for a in CustomAsicAdapter().adapter_libraries()))\n"
+        "print(sorted(a.name for a in torch_hal.adapters() if a.name not in ('nvidia', 'amd', 'intel', 'host')))",
+        TORCH_HAL_ADAPTERS=fixture_library("unavailable"))
+    assert out.returncode == 0, out.stderr
+    listed, expected = out.stdout.strip().splitlines()
+    assert listed == expected and "'fixture_unavailable'" in listed, out.stdout
 
 
 def test_auto_detect_picks_the_vendor_of_the_best_device():
