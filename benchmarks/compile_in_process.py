@@ -8,7 +8,9 @@ fresh process can run a small model 5-10% faster or slower than the next, depend
 land, which hides changes of a few percent. Here both devices' compiled models live in one process (the CPU side
 then pays PyTorch's per-frame accelerator prologue too) and alternate in rounds of about --round-seconds each;
 each round gives hal's time over CPU tensors', and the median of those ratios is what a change to the host path
-moves. Only the host device: the autograd of one accelerator per process rules out cuda beside hal.
+moves. Only the host device: the autograd of one accelerator per process rules out cuda beside hal. Both devices
+share this process's autograd threading (torch_hal's: backward on the calling thread; CPU tensors' backward runs
+there under any setting), and the rounds alternate as lockstep.alternating_rounds orders them.
 """
 import argparse
 import statistics
@@ -30,11 +32,10 @@ def compare(name: str, kind: str, args) -> str:
     runs = {device: Run(torch.device(device), name, "compiled", args.scale) for device in ("cpu", args.device)}
     calls = {device: getattr(run, kind) for device, run in runs.items()}
     sizes = {device: batch_size(calls[device], runs[device].sync, args.round_seconds) for device in runs}
-    times = {device: [] for device in runs}
-    for r in range(args.rounds):
-        order = list(runs) if r % 2 == 0 else list(runs)[::-1]
-        for device in order:
-            times[device].append(timed_batch(calls[device], runs[device].sync, sizes[device]) * 1e6)
+    devices = list(runs)
+    samples = lockstep.alternating_rounds(
+        [lambda d=d: timed_batch(calls[d], runs[d].sync, sizes[d]) * 1e6 for d in devices], args.rounds)
+    times = dict(zip(devices, samples))
     ratios = lockstep.paired_ratios([times[args.device], times["cpu"]])
     return (f"| {name} | {kind} | {statistics.median(times[args.device]):.1f} µs | "
             f"{statistics.median(times['cpu']):.1f} µs | {lockstep.paired_summary(ratios, digits=3)} |")
@@ -59,7 +60,9 @@ def main(argv=None) -> int:
     if unknown:
         parser.error(f"unknown models or kinds: {unknown}")
     print(f"{args.device} against CPU tensors in one process, torch {torch.__version__}, scale {args.scale}, "
-          f"{args.threads} CPU threads, {args.rounds} alternating rounds of about {args.round_seconds} s per side\n")
+          f"{args.threads} CPU threads, {args.rounds} alternating rounds of about {args.round_seconds} s per side, "
+          f"autograd's backward on the {'worker' if torch.autograd.is_multithreading_enabled() else 'calling'} "
+          "thread for both\n")
     print(f"| model | kind | {args.device} | CPU tensors | round by round (median, middle half) |")
     print("| --- | --- | ---: | ---: | --- |")
     for name in names:

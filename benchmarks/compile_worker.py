@@ -4,11 +4,13 @@ on one device, eagerly or through torch.compile (Inductor), and answers the runn
 (lockstep.py's protocol).
 
     python benchmarks/compile_worker.py --device hal:0|cuda:0|cpu --scale N [--threads N] [--batch-seconds S]
+                                        [--autograd-threading calling|worker|keep]
 
-Only the hal side imports torch_hal: a process that runs cuda must not register hal (lockstep.py).
+Only the hal side imports torch_hal: a process that runs cuda must not register hal (lockstep.py). The runner
+gives the reference the hal side's autograd threading, and a second reference PyTorch's default (sides.py).
 
 Requests:
-  describe            the device, torch version
+  describe            the device, torch version, autograd threading
   build NAME MODE     the model (seeded) in MODE eager or compiled, compiled and warmed up: its compile seconds
   time_step           seconds per training step (forward, loss, backward) over one timed batch
   time_forward        seconds per inference forward (no_grad) over one timed batch
@@ -25,6 +27,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import lockstep  # noqa: E402
 import model_zoo  # noqa: E402
+import sides  # noqa: E402
 from model_zoo import compile_models  # noqa: E402
 from timing import batch_size, timed_batch  # noqa: E402
 
@@ -109,11 +112,13 @@ def main():
     parser.add_argument("--scale", type=int, default=8)
     parser.add_argument("--threads", type=int, help="torch.set_num_threads (Inductor's C++ kernels too)")
     parser.add_argument("--batch-seconds", type=float, default=0.05, help="least duration of one timed batch")
+    parser.add_argument("--autograd-threading", choices=sides.THREADING, default="keep", help=sides.THREADING_HELP)
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
     if args.device.startswith("hal"):
         import torch_hal  # noqa: F401
+    threading = sides.set_autograd_threading(args.autograd_threading)  # after torch_hal, which sets its own
     device = torch.device(args.device)
     torch._dynamo.config.cache_size_limit = 64
     run = None
@@ -124,7 +129,7 @@ def main():
         if request == "describe":
             name = {"hal": lambda: torch.hal.get_device_properties(device).name,
                     "cuda": lambda: torch.cuda.get_device_name(device)}.get(device.type, lambda: "CPU tensors")()
-            return json.dumps({"device": str(device), "name": name, "torch": torch.__version__})
+            return json.dumps({"device": str(device), "name": name, "torch": torch.__version__, "autograd": threading})
         if request == "build":
             run = None
             run = Run(device, arguments[0], arguments[1], args.scale, args.batch_seconds)

@@ -1,7 +1,7 @@
 """hal:N on an NVIDIA GPU against torch.cuda on the same GPU, in one run, printed as ratios.
 
-    python benchmarks/cuda_comparison_benchmark.py [--quick] [--rounds N] [--markdown benchmarks/RESULTS.md]
-        [--device hal:N] [--reference cuda:0 | hal:M]
+    python benchmarks/cuda_comparison_benchmark.py [--quick] [--rounds N] [--markdown FILE] [--json FILE]
+        [--device hal:N] [--reference cuda:0 | hal:M] [--only TEXT]
 
 --reference hal:M compares two hal devices instead, e.g. the same GPU through two adapters (the AMD adapter
 on HIP's NVIDIA platform against the NVIDIA adapter: `scripts/gpu_check.sh amd_vs_nvidia`), with the same
@@ -16,7 +16,16 @@ process (pytorch/pytorch#161129). So each side of them runs in a fresh child pro
 never imports torch_hal), and the two children are timed in lockstep: this process asks one for a timed
 batch, then the other, and so on (the idle one waits on its pipe), which gives them the alternating batches
 that time_pair gives the other cases. Neither inherits the state this process built up over the other
-cases, and every round starts a new pair. Every case keeps the best of --rounds rounds.
+cases, and every round starts a new set of workers.
+
+Figures are medians, never the best: per round, each side's median of its alternating batches (hal batch, reference
+batch, hal, reference, ...); over --rounds rounds, each side's median of those, and the median of the rounds'
+hal/reference ratios with their middle half ("round by round", lockstep.paired_summary).
+
+Autograd threading (sides.py): importing torch_hal runs backward on the calling thread, so the reference training
+worker runs with the same setting (torch.autograd.set_multithreading_enabled(False) in the cuda process too): the
+"hal/ref time" column. A third training worker, the reference with PyTorch's default (backward on autograd's
+device thread), gives the "hal/ref default" column. The other cases run no backward.
 
 "hal/cuda time" below 1 means hal is faster; for transfers and large kernels the speed ratio (cuda time /
 hal time) is printed too. Targets (issue 3): pageable H2D and D2H speed at least 2.0x torch.cuda's; pinned
@@ -26,7 +35,9 @@ copies, D2D, elementwise on 256 MiB and matrix products at least 0.95x; `empty` 
 import argparse
 import datetime
 import importlib.util
+import json
 import platform
+import statistics
 import sys
 from pathlib import Path
 from typing import Callable, NamedTuple, Optional
@@ -48,7 +59,8 @@ _models = load_without_package("reference_models")
 TinyTransformer, mlp = _models.TinyTransformer, _models.mlp
 training_step, transformer_batch = _models.training_step, _models.transformer_batch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import lockstep  # noqa: E402  (the two training processes in lockstep)
+import lockstep  # noqa: E402  (the training processes in lockstep)
+import sides  # noqa: E402  (autograd threading, alike on both sides)
 from timing import batch_size, time_pair, timed_batch  # noqa: E402  (loaded without the torch_hal package)
 
 MiB = 1 << 20
@@ -209,18 +221,20 @@ def repeats(quick: bool) -> int:
     return 3 if quick else 9
 
 
-def start_training_worker(device: torch.device, quick: bool) -> lockstep.Worker:
+def start_training_worker(device: torch.device, quick: bool, threading: str = "keep") -> lockstep.Worker:
     """A child process that times the training cases on one side ("hal" or "cuda"), one batch per request."""
-    args = [__file__, "--training-worker", str(device)] + (["--quick"] if quick else [])
-    args += [arg for part in ONLY for arg in ("--only", part)]
+    args = [__file__, "--training-worker", str(device), "--autograd-threading", threading]
+    args += (["--quick"] if quick else []) + [arg for part in ONLY for arg in ("--only", part)]
     # A cuda side must not load torch_hal (lockstep.py says why).
-    return lockstep.Worker(str(device), args, env={"TORCH_DEVICE_BACKEND_AUTOLOAD": "0"})
+    return lockstep.Worker(f"{device} ({threading} autograd threading)", args,
+                           env={"TORCH_DEVICE_BACKEND_AUTOLOAD": "0"})
 
 
-def paired_training_times(cases, hal, reference, quick: bool):
-    """(hal, reference) seconds per call of each training case, from a fresh pair of worker processes whose
-    batches alternate, each median of repeats(quick) batches."""
-    workers = [start_training_worker(hal, quick), start_training_worker(reference, quick)]
+def paired_training_times(cases, hal, reference, quick: bool, threadings):
+    """Per training case, the seconds per call of each worker (hal, then the reference with each of `threadings`),
+    from a fresh set of worker processes whose batches alternate, each the median of repeats(quick) batches."""
+    workers = [start_training_worker(hal, quick)]
+    workers += [start_training_worker(reference, quick, mode) for mode in threadings]
     try:
         return [tuple(lockstep.lockstep_medians(workers, str(i), repeats(quick))) for i in range(len(cases))]
     finally:
@@ -228,10 +242,12 @@ def paired_training_times(cases, hal, reference, quick: bool):
             worker.close()
 
 
-def training_worker(side: str, quick: bool):
-    """A child process's job: build and warm up every training case on one side (the device `side` names),
-    then answer each case index read from stdin with the seconds per call of one timed batch of it."""
+def training_worker(side: str, quick: bool, threading: str):
+    """A child process's job: build and warm up every training case on one side (the device `side` names, with
+    autograd's `threading`), then answer each case index read from stdin with the seconds per call of one timed
+    batch of it."""
     device = parse_device(side)
+    sides.set_autograd_threading(threading)  # after parse_device, whose import of torch_hal sets its own
     sync = syncer(device)
     fns = [c.make(device) for c in all_cases(quick) if c.trains]
     sizes = [batch_size(fn, sync) for fn in fns]
@@ -239,30 +255,36 @@ def training_worker(side: str, quick: bool):
 
 
 def run(quick: bool, rounds: int, hal: Optional[torch.device], cuda: torch.device):
-    """Per case, the best of `rounds` rounds; within a round, every case in order (see the module docstring
-    for which share a process). `cuda` is the reference side: torch.cuda, or another hal device."""
+    """Per case and side, the per-round figures of `rounds` rounds; within a round, every case in order (see the
+    module docstring for which share a process). `cuda` is the reference side: torch.cuda, or another hal device.
+    Returns (hal, reference, threadings, rows), a row being (name, work, [hal per round], [reference per round],
+    [reference with PyTorch's default threading per round, or None])."""
     hal = hal or gpu_hal_device()
     if hal is None or (cuda.type == "cuda" and not torch.cuda.is_available()):
         sys.exit("this benchmark needs a GPU as a hal device and torch.cuda (or --reference hal:M) on the same GPU")
+    # This process imported torch_hal with the devices the hal training worker will see: its threading is theirs.
+    threadings = sides.reference_threadings(sides.autograd_threading(), str(cuda))
     cases = all_cases(quick)
     in_process = [c for c in cases if not c.trains]
     training = [c for c in cases if c.trains]
-    best = {c.name: [float("inf"), float("inf")] for c in cases}
+    per_round = {c.name: [[], [], []] for c in cases}
     for r in range(rounds):
         for i, case in enumerate(in_process, 1):
             print(f"[round {r + 1}/{rounds}, {i}/{len(in_process)}] {case.name}", file=sys.stderr, flush=True)
             for side, t in enumerate(time_side_by_side(case, hal, cuda, quick)):
-                best[case.name][side] = min(best[case.name][side], t)
+                per_round[case.name][side].append(t)
         if training:
-            print(f"[round {r + 1}/{rounds}] training steps, a {hal} and a {cuda} process in lockstep",
-                  file=sys.stderr, flush=True)
-            for case, times in zip(training, paired_training_times(training, hal, cuda, quick)):
-                # Each round's figures too: how far apart rounds land is the noise the best-of hides.
-                print(f"    {case.name}: {hal} {times[0] * 1e6:.1f} µs, {cuda} {times[1] * 1e6:.1f} µs, "
-                      f"ratio {times[0] / times[1]:.2f}", file=sys.stderr, flush=True)
+            print(f"[round {r + 1}/{rounds}] training steps, a {hal} and {len(threadings)} {cuda} process(es) in "
+                  "lockstep", file=sys.stderr, flush=True)
+            for case, times in zip(training, paired_training_times(training, hal, cuda, quick, threadings)):
+                # Each round's figures too: how far apart rounds land is the noise the medians summarize.
+                print(f"    {case.name}: {hal} {times[0] * 1e6:.1f} µs, " + ", ".join(
+                      f"{cuda} ({mode}) {t * 1e6:.1f} µs, ratio {times[0] / t:.2f}"
+                      for mode, t in zip(threadings, times[1:])), file=sys.stderr, flush=True)
                 for side, t in enumerate(times):
-                    best[case.name][side] = min(best[case.name][side], t)
-    return hal, cuda, [(c.name, c.work, *best[c.name]) for c in cases]
+                    per_round[case.name][side].append(t)
+    rows = [(c.name, c.work, *(per_round[c.name][side] or None for side in range(3))) for c in cases]
+    return hal, cuda, threadings, rows
 
 
 def fmt_rate(work, t, name):
@@ -274,12 +296,18 @@ def fmt_rate(work, t, name):
 
 
 def table(rows, reference: str = "cuda"):
-    lines = [f"| case | hal | {reference} | hal/{reference} time | speed vs {reference} |",
-             "| --- | --- | --- | --- | --- |"]
-    for name, work, t_hal, t_cuda in rows:
+    """Medians over the rounds, the ratio of the medians, the median of the rounds' ratios (with their middle half),
+    and for the training steps the ratio against the reference with PyTorch's default autograd threading."""
+    lines = [f"| case | hal | {reference} | hal/{reference} time | round by round | speed vs {reference} | "
+             f"hal/{reference} default threading |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for name, work, hal_rounds, ref_rounds, default_rounds in rows:
+        t_hal, t_ref = statistics.median(hal_rounds), statistics.median(ref_rounds)
         hal_s = f"{t_hal * 1e6:.1f} µs" + (f" ({fmt_rate(work, t_hal, name)})" if work else "")
-        cuda_s = f"{t_cuda * 1e6:.1f} µs" + (f" ({fmt_rate(work, t_cuda, name)})" if work else "")
-        lines.append(f"| {name} | {hal_s} | {cuda_s} | {t_hal / t_cuda:.2f} | {t_cuda / t_hal:.2f}x |")
+        ref_s = f"{t_ref * 1e6:.1f} µs" + (f" ({fmt_rate(work, t_ref, name)})" if work else "")
+        paired = lockstep.paired_summary(lockstep.paired_ratios([hal_rounds, ref_rounds]))
+        default = (f"{t_hal / statistics.median(default_rounds):.2f}" if default_rounds else
+                   "= (no backward)" if not any(c.name == name and c.trains for c in all_cases(False)) else "= (same)")
+        lines.append(f"| {name} | {hal_s} | {ref_s} | {t_hal / t_ref:.2f} | {paired} | {t_ref / t_hal:.2f}x | {default} |")
     return "\n".join(lines)
 
 
@@ -287,19 +315,21 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="32 MiB copies and fewer repeats")
     parser.add_argument("--markdown", help="also write the table, with the GPU and the date, to this file")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds of every case; the best counts")
+    parser.add_argument("--json", help="also write every round's figures to this file")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of every case (default 5); the medians count")
     parser.add_argument("--only", action="append", default=[], metavar="TEXT",
                         help="run only the cases whose name contains TEXT (repeatable)")
     parser.add_argument("--device", help="the hal device to measure (default: the first GPU among hal devices)")
     parser.add_argument("--reference", default="cuda:0", help="what to compare with: cuda:0 (default) or hal:M")
     parser.add_argument("--training-worker", metavar="DEVICE", help=argparse.SUPPRESS)
+    parser.add_argument("--autograd-threading", choices=sides.THREADING, default="keep", help=argparse.SUPPRESS)
     args = parser.parse_args()
     ONLY.extend(args.only)
     if args.training_worker:
-        training_worker(args.training_worker, args.quick)
+        training_worker(args.training_worker, args.quick, args.autograd_threading)
         return
-    hal, reference, rows = run(args.quick, max(1, args.rounds), parse_device(args.device),
-                               parse_device(args.reference))
+    rounds = max(1, args.rounds)
+    hal, reference, threadings, rows = run(args.quick, rounds, parse_device(args.device), parse_device(args.reference))
     import torch_hal
 
     def describe(device):
@@ -311,10 +341,18 @@ def main():
     header = (f"{props.name} as {describe(hal)} (torch_hal {torch_hal.__version__}) vs {describe(reference)}, "
               f"PyTorch {torch.__version__}, Python {platform.python_version()}, {datetime.date.today().isoformat()}")
     label = "cuda" if reference.type == "cuda" else str(reference)
-    text = header + f" (best of {max(1, args.rounds)} rounds)\n\n" + table(rows, label)
+    method = (f"\n\nMedians of {rounds} rounds; in each round hal and {label} alternate batch by batch (in this process; "
+              f"the training steps in worker processes in lockstep), each side's median batch kept. Training steps: "
+              f"hal {sides.describe_threading(threadings[0])}, {label} the same; \"default threading\": {label} with "
+              f"{sides.describe_threading('worker')}" + ("" if len(threadings) > 1 else " (the same here)") + ".")
+    text = header + method + "\n\n" + table(rows, label)
     print(text)
     if args.markdown:
         Path(args.markdown).write_text(text + "\n")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"header": header, "rounds": rounds, "threadings": threadings, "rows": [
+            {"case": name, "work": work, "hal_s": h, "reference_s": r, "reference_default_threading_s": d}
+            for name, work, h, r, d in rows]}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,11 @@ device against CPU tensors (and torch.cuda where present), and copy bandwidth to
 
 Every figure is timed here (benchmarks/timing.py: warm-up, batches, median). With --output the results go to
 that JSON file and a chart of them to the PNG beside it (hal_results.png).
+
+Each hal device is compared with what it stands in for (``reference_for``): a device whose memory the CPU addresses
+(the host reference device, an OpenCL CPU device) with CPU tensors, so that its copies are compared with memcpy
+between CPU tensors, never with PCIe copies to a GPU; an NVIDIA GPU with torch.cuda on the same GPU (matched by
+PCI bus id) where torch.cuda has it; anything else with CPU tensors too.
 """
 import argparse
 import json
@@ -73,8 +78,28 @@ def selection_rows(timer):
     yield row("selection: compute, cached, explain=True", "all", timer(compute, no_sync) * 1e6, "us", "lower")
 
 
-def reference_device():
-    return torch.device("cuda", 0) if torch.cuda.is_available() else torch.device("cpu")
+def _bus_id(text) -> str:
+    return str(text or "").lower().replace("0000:", "").strip()
+
+
+def reference_for(device: torch.device) -> torch.device:
+    """What a hal device is compared with: CPU tensors for host-accessible devices (whose copies are memcpy), the
+    same GPU through torch.cuda for an NVIDIA GPU that torch.cuda has, else CPU tensors."""
+    props = torch.hal.get_device_properties(device)
+    if props.host_accessible or props.vendor.lower() != "nvidia" or not torch.cuda.is_available():
+        return torch.device("cpu")
+    bus = _bus_id(getattr(props, "pci_bus_id", None))
+    for i in range(torch.cuda.device_count()):
+        cuda = torch.cuda.get_device_properties(i)
+        cuda_bus = f"{getattr(cuda, 'pci_bus_id', 0):02x}:{getattr(cuda, 'pci_device_id', 0):02x}.0"
+        if bus and bus.endswith(cuda_bus):
+            return torch.device("cuda", i)
+    # No bus id to match: the n-th NVIDIA hal device is taken to be cuda:n (both order GPUs by bus id unless
+    # CUDA_DEVICE_ORDER says otherwise).
+    nvidia = [i for i in range(torch.hal.device_count())
+              if torch.hal.get_device_properties(i).vendor.lower() == "nvidia"]
+    index = nvidia.index(device.index)
+    return torch.device("cuda", index) if index < torch.cuda.device_count() else torch.device("cpu")
 
 
 def sync_of(device):
@@ -86,7 +111,7 @@ def sync_of(device):
 
 
 def dispatch_rows(device, pair):
-    ref = reference_device()
+    ref = reference_for(device)
     cases = {}
     for d in (device, ref):
         a, b = torch.randn(16, device=d), torch.randn(16, device=d)
@@ -103,8 +128,9 @@ def copy_rows(device, nbytes, pair, timer):
     on_device, host_dst, cpu_dst = src.to(device), torch.empty_like(src), torch.empty_like(src)
     mib = nbytes >> 20
     gbs = lambda seconds: nbytes / seconds / 1e9  # noqa: E731
-    # Reference: the same copy between CPU tensors (memcpy), or torch.cuda's own host-device copies.
-    ref = reference_device()
+    # Reference (reference_for): the same copy between CPU tensors (memcpy) for a host-accessible device, or
+    # torch.cuda's own host-device copies to the same GPU.
+    ref = reference_for(device)
     ref_dev = src.to(ref) if ref.type == "cuda" else cpu_dst
     t_h2d, t_ref_h2d = pair(lambda: on_device.copy_(src), sync_of(device), lambda: ref_dev.copy_(src),
                             sync_of(ref))
@@ -159,19 +185,19 @@ def main(argv=None):
         rows.extend(produce())
         progress.step(what)
 
-    ref = reference_device()
+    refs = {str(d): str(reference_for(d)) for d in devices}
     print(f"torch_hal {torch_hal.__version__}, torch {torch.__version__}, {os.cpu_count()} CPU cores; "
-          f"hal devices: {', '.join(f'{d} = {torch.hal.get_device_name(d)}' for d in devices)}; reference: {ref}")
+          f"hal devices: {', '.join(f'{d} = {torch.hal.get_device_name(d)} (against {refs[str(d)]})' for d in devices)}")
     print_table(rows)
     if args.output:
         out = Path(args.output)
         out.parent.mkdir(parents=True, exist_ok=True)
         result = {"torch_hal": torch_hal.__version__, "torch": torch.__version__, "python": platform.python_version(),
                   "machine": platform.machine(), "cpu_count": os.cpu_count(), "quick": args.quick,
-                  "reference": str(ref), "devices": {str(d): torch.hal.get_device_name(d) for d in devices},
+                  "references": refs, "devices": {str(d): torch.hal.get_device_name(d) for d in devices},
                   "rows": rows}
         out.write_text(json.dumps(result, indent=2) + "\n")
-        write_chart(out.with_suffix(".png"), rows, str(ref))
+        write_chart(out.with_suffix(".png"), rows, "reference (cpu or cuda, per row)")
         print(f"wrote {out} and {out.with_suffix('.png')}")
 
 

@@ -5,6 +5,10 @@ step, and copy bandwidth to and from hal:0.
 
 Targets (DESIGN/issue 2): per-op overhead and MLP at most 1.2x the CPU time; 256 MiB copies to and from
 hal:0 at least 0.8x the speed of torch.clone on the CPU.
+
+Both sides run in this process, in alternating batches (timing.time_pair, the median batch of each), with the same
+autograd threading: torch_hal's (backward on the calling thread), under which CPU tensors' backward runs on the
+calling thread as it always does.
 """
 import argparse
 import datetime
@@ -94,14 +98,17 @@ def main():
     for case, h, c, ratio, target in rows:
         lines.append(f"{case:<42}{h:>14}{c:>24}{ratio:>8.2f}  {target}")
     print(f"{device} = {name}; torch {torch.__version__}; {os.cpu_count()} CPU cores; "
-          f"torch threads {torch.get_num_threads()}")
+          f"torch threads {torch.get_num_threads()}; both sides in one process, medians of alternating batches, "
+          f"autograd's backward on the {'worker' if torch.autograd.is_multithreading_enabled() else 'calling'} "
+          "thread for both")
     print("\n".join(lines))
 
     if args.markdown:
         date = datetime.date.today().isoformat()
         md = [f"## Host reference device vs CPU tensors ({date})", "",
               f"Machine: {platform.machine()}, {os.cpu_count()} cores ({name}), Python {platform.python_version()}, "
-              f"torch {torch.__version__}. Command: `python benchmarks/host_device_benchmark.py`.", "",
+              f"torch {torch.__version__}. Command: `python benchmarks/host_device_benchmark.py`. Both sides in one "
+              "process (the same autograd threading), medians of alternating batches.", "",
               "| case | hal | cpu | ratio | target |", "| --- | ---: | ---: | ---: | --- |"]
         md += [f"| {case} | {h} | {c} | {ratio:.2f} | {target} |" for case, h, c, ratio, target in rows]
         Path(args.markdown).write_text("\n".join(md) + "\n")

@@ -53,17 +53,23 @@ def serve(answer: Callable[[str], str]):
         print(answer(line.rstrip("\n")), flush=True)
 
 
-def lockstep_samples(workers: List[Worker], request: str, repeats: int) -> List[List[float]]:
-    """Each worker's answers (numbers, e.g. seconds per call of one timed batch) to ``request``, asked
-    ``repeats`` times of each in turn, the order reversed every other round (worker 0, 1, 2, then 2, 1, 0, ...)
-    so that no side always runs right after the same other side: answer i of every worker comes from one round,
-    moments apart (see ``paired_ratios``)."""
-    answers: List[List[float]] = [[] for _ in workers]
-    order = list(range(len(workers)))
+def alternating_rounds(sides: List[Callable[[], float]], repeats: int) -> List[List[float]]:
+    """Each side's measurements (``sides[i]()`` returns one number, e.g. seconds per call of one timed batch), taken
+    ``repeats`` times in rounds: every side once per round, the order reversed every other round (side 0, 1, 2,
+    then 2, 1, 0, ...) so that no side always runs right after the same other side. Measurement i of every side
+    comes from round i, moments apart (see ``paired_ratios``). The one implementation of alternating rounds: sides
+    in other processes (``lockstep_samples``) and in this one (compile_in_process.py) both go through it."""
+    answers: List[List[float]] = [[] for _ in sides]
+    order = list(range(len(sides)))
     for round_index in range(repeats):
         for side in (order if round_index % 2 == 0 else order[::-1]):
-            answers[side].append(float(workers[side].ask(request)))
+            answers[side].append(float(sides[side]()))
     return answers
+
+
+def lockstep_samples(workers: List[Worker], request: str, repeats: int) -> List[List[float]]:
+    """Each worker's answers (numbers) to ``request``, asked in ``alternating_rounds``."""
+    return alternating_rounds([lambda w=w: float(w.ask(request)) for w in workers], repeats)
 
 
 def paired_ratios(samples: List[List[float]], side: int = 0, reference: int = 1) -> List[float]:
@@ -75,13 +81,20 @@ def paired_ratios(samples: List[List[float]], side: int = 0, reference: int = 1)
 
 
 def paired_summary(ratios: List[float], digits: int = 2) -> str:
-    """The median of round-by-round ratios (``paired_ratios``) with their middle half: "1.04 (1.01-1.07)"."""
+    """The median of round-by-round ratios (``paired_ratios``) with their middle half: "1.04 (1.01-1.07)" (with
+    fewer than 4 rounds, their whole range)."""
     if len(ratios) < 2:
         return f"{ratios[0]:.{digits}f}"
-    low, _, high = statistics.quantiles(ratios, n=4)
+    low, high = (min(ratios), max(ratios)) if len(ratios) < 4 else statistics.quantiles(ratios, n=4)[::2]
     return f"{statistics.median(ratios):.{digits}f} ({low:.{digits}f}-{high:.{digits}f})"
 
 
 def lockstep_medians(workers: List[Worker], request: str, repeats: int) -> List[float]:
     """Each worker's median answer to ``request``, asked as ``lockstep_samples`` asks."""
-    return [statistics.median(a) for a in lockstep_samples(workers, request, repeats)]
+    return medians(lockstep_samples(workers, request, repeats))
+
+
+def medians(samples: List[List[float]]) -> List[float]:
+    """Each side's median over the rounds of ``alternating_rounds``/``lockstep_samples``: how every benchmark here
+    summarizes a side (never the best round, which keeps the machine's luckiest moment of one side)."""
+    return [statistics.median(a) for a in samples]

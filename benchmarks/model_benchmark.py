@@ -7,12 +7,19 @@ The reference (--reference auto) is cuda:N for hal:N where torch.cuda is availab
 side runs in a process of its own (model_worker.py; the reference never imports torch_hal), and a fresh pair
 of processes serves each model.
 Per model:
-  - the two sides train STEPS steps from the same seed on the same batches (AdamW, clip_grad_norm_), one side
-    after the other: the final losses and their difference, the peak memory (torch.hal/torch.cuda
-    max_memory_allocated; n/a on CPU tensors) and the CPU fallback calls per step (torch.hal.fallback_stats());
-  - training steps and inference forwards are then timed in lockstep, in alternating batches (lockstep.py),
-    and the median batch of each side is kept;
+  - the two sides build the model and train STEPS steps from the same seed on the same batches (AdamW,
+    clip_grad_norm_), one side after the other while the other waits: the final losses and their difference, the
+    peak memory and the CPU fallback calls per step (torch.hal.fallback_stats()). Peak memory is measured alike on
+    both sides by two methods (sides.py): "device", the device-wide used memory (mem_get_info) after the steps minus
+    before the build, every byte each side took from the device, library workspaces included (the honest figure);
+    and "reserved", the caching allocator's peak (max_memory_reserved). n/a on CPU tensors;
+  - training steps and inference forwards are then timed in lockstep, in alternating rounds (lockstep.py): the
+    median of each side's rounds, and the median of the round-by-round ratios;
   - one more step under torch.hal.strict() says whether the step needs the CPU fallback at all.
+Autograd threading (sides.py): importing torch_hal runs backward on the calling thread, so the reference runs
+with the hal side's setting (torch.autograd.set_multithreading_enabled(False) there too): "step hal/ref". A third
+process, the reference with PyTorch's default (backward on autograd's device thread), gives the second figure,
+"step hal/ref default" (not for CPU tensors, whose backward runs on the calling thread either way).
 Ratios are hal / reference: below 1, hal takes less time or memory. --dtype bf16 runs forward and loss under
 torch.autocast with bfloat16. The models: model_zoo/ (transformers and torchvision ones where importable, the
 built-in mini_gpt and mini_convnet otherwise).
@@ -31,10 +38,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import lockstep  # noqa: E402
 import model_zoo  # noqa: E402
+import sides  # noqa: E402
 
 WORKER = str(Path(__file__).resolve().parent / "model_worker.py")
-COLUMNS = ("model", "sizes", "params", "hal step", "ref step", "step hal/ref", "forward hal/ref",
-           "peak memory hal/ref", "fallback calls/step", "strict step", "loss hal", "loss ref", "loss diff")
+COLUMNS = ("model", "sizes", "params", "hal step", "ref step", "step hal/ref", "step hal/ref, round by round",
+           "step hal/ref default", "forward hal/ref", "peak memory hal/ref (device)", "peak memory hal/ref (reserved)",
+           "fallback calls/step", "strict step", "loss hal", "loss ref", "loss diff")
 
 
 def auto_reference(hal_device: str) -> str:
@@ -46,11 +55,12 @@ def auto_reference(hal_device: str) -> str:
     return f"cuda:{hal_device.partition(':')[2] or 0}" if has_cuda == "True" else "cpu"
 
 
-def start_worker(device: str, args) -> lockstep.Worker:
-    command = [WORKER, "--device", device, "--dtype", args.dtype] + (["--quick"] if args.quick else [])
+def start_worker(device: str, args, threading: str = "keep") -> lockstep.Worker:
+    command = [WORKER, "--device", device, "--dtype", args.dtype, "--autograd-threading", threading]
+    command += ["--quick"] if args.quick else []
     # Only the hal side loads torch_hal (lockstep.py says why the others must not).
     env = {} if device.startswith("hal") else {"TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
-    return lockstep.Worker(device, command, env=env)
+    return lockstep.Worker(f"{device} ({threading} autograd threading)", command, env=env)
 
 
 def ratio(a, b):
@@ -58,31 +68,44 @@ def ratio(a, b):
 
 
 def measure_model(name: str, devices, args) -> dict:
-    """One model on a fresh pair of workers (hal first)."""
-    workers = [start_worker(d, args) for d in devices]
+    """One model on a fresh set of workers: hal (with torch_hal's autograd threading), the reference with the same
+    threading, and, where it differs, the reference with PyTorch's default threading (sides.py)."""
+    workers = [start_worker(devices[0], args)]
     try:
-        describe = [json.loads(w.ask("describe")) for w in workers]
-        for w in workers:
+        describe = [json.loads(workers[0].ask("describe"))]
+        threadings = sides.reference_threadings(describe[0]["autograd"], devices[1])
+        for mode in threadings:
+            workers.append(start_worker(devices[1], args, mode))
+            describe.append(json.loads(workers[-1].ask("describe")))
+        # Build and train one side after the other, the others idle: the device-wide memory figure of each is its own.
+        trained = []
+        for w in workers[:2]:
             w.ask(f"build {name}")
-        trained = [json.loads(w.ask(f"train {args.steps}")) for w in workers]  # one side after the other
+            trained.append(json.loads(w.ask(f"train {args.steps}")))
+        for w in workers[2:]:
+            w.ask(f"build {name}")
         step_samples = lockstep.lockstep_samples(workers, "time_step", args.repeats)
-        forward_samples = lockstep.lockstep_samples(workers, "time_forward", args.repeats)
+        # An inference forward runs no backward: autograd's threading cannot change it, so two sides suffice.
+        forward_samples = lockstep.lockstep_samples(workers[:2], "time_forward", args.repeats)
         strict = json.loads(workers[0].ask("strict"))
     finally:
         for w in workers:
             w.close()
     hal, ref = trained
-    step = [statistics.median(s) for s in step_samples]
-    forward = [statistics.median(s) for s in forward_samples]
+    step, forward = lockstep.medians(step_samples), lockstep.medians(forward_samples)
     # The spread of the timed batches, to stderr: how much of a ratio is the machine's noise.
+    labels = [devices[0]] + [f"{devices[1]} ({mode})" for mode in threadings]
     for what, samples in (("step", step_samples), ("forward", forward_samples)):
         print(f"    {name} {what}: " + ", ".join(f"{d} {min(s) * 1e3:.1f}..{max(s) * 1e3:.1f} ms"
-                                           for d, s in zip(devices, samples)), file=sys.stderr, flush=True)
+                                           for d, s in zip(labels, samples)), file=sys.stderr, flush=True)
     return {"model": name, "devices": describe, "params": hal["params"], "step": step, "forward": forward,
-            "step_samples": step_samples, "forward_samples": forward_samples,
+            "step_samples": step_samples, "forward_samples": forward_samples, "threadings": threadings,
             "step_ratio": step[0] / step[1], "forward_ratio": forward[0] / forward[1],
-            "peak_bytes": [hal["peak_bytes"], ref["peak_bytes"]],
-            "memory_ratio": ratio(hal["peak_bytes"], ref["peak_bytes"]),
+            "step_ratio_paired": lockstep.paired_summary(lockstep.paired_ratios(step_samples, 0, 1)),
+            "step_ratio_default": step[0] / step[2] if len(step) > 2 else None,
+            "memory": [{k: v for k, v in t.items() if k.endswith("_bytes")} for t in trained],
+            "memory_ratio": ratio(hal["device_used_bytes"], ref["device_used_bytes"]),
+            "reserved_ratio": ratio(hal["peak_reserved_bytes"], ref["peak_reserved_bytes"]),
             "fallback_per_step": hal["fallback_calls"] / args.steps, "fallback_ops": hal["fallback_ops"],
             "strict": strict, "loss": [hal["losses"][-1], ref["losses"][-1]],
             "first_loss": [hal["losses"][0], ref["losses"][0]],
@@ -100,21 +123,38 @@ def fmt_time(seconds: float) -> str:
 def table_row(result: dict, sizes: str) -> str:
     strict = result["strict"]
     strict_text = "pass" if strict["strict"] == "pass" else f"fails ({strict.get('op', '')})"
-    memory = "n/a" if result["memory_ratio"] is None else f"{result['memory_ratio']:.2f}"
+    fmt_ratio = lambda r: "n/a" if r is None else f"{r:.2f}"  # noqa: E731
+    default = ("n/a (CPU)" if result["devices"][1]["device"].startswith("cpu") else "= (same threading)") \
+        if result["step_ratio_default"] is None else f"{result['step_ratio_default']:.2f}"
     cells = (result["model"], sizes, fmt_count(result["params"]), fmt_time(result["step"][0]),
-             fmt_time(result["step"][1]), f"{result['step_ratio']:.2f}", f"{result['forward_ratio']:.2f}", memory,
+             fmt_time(result["step"][1]), f"{result['step_ratio']:.2f}", result["step_ratio_paired"], default,
+             f"{result['forward_ratio']:.2f}", fmt_ratio(result["memory_ratio"]), fmt_ratio(result["reserved_ratio"]),
              f"{result['fallback_per_step']:g}", strict_text, f"{result['loss'][0]:.4f}", f"{result['loss'][1]:.4f}",
              f"{result['loss_diff']:.2e}")
     return "| " + " | ".join(cells) + " |"
 
 
+def fmt_mib(n) -> str:
+    return "n/a" if n is None else f"{n / (1 << 20):.0f} MiB"
+
+
 def report(results, summaries, args, devices) -> str:
     hal_name = results[0]["devices"][0]["name"] if results else ""
     ref = results[0]["devices"][1] if results else {"name": devices[1]}
+    hal_threading = results[0]["devices"][0]["autograd"] if results else "?"
     lines = [f"{devices[0]} ({hal_name}) vs {devices[1]} ({ref['name']}), torch {ref.get('torch', '')}, "
-             f"{args.dtype}, {args.steps} training steps, median of {args.repeats} timed batches per side",
+             f"{args.dtype}, {args.steps} training steps, median of {args.repeats} alternating rounds per side "
+             f"(lockstep; round by round: the median of the rounds' ratios and their middle half).",
+             f"Autograd threading: hal {sides.describe_threading(hal_threading)}; \"ref\" the same "
+             f"(torch.autograd.set_multithreading_enabled({hal_threading == 'worker'}) in the reference process); "
+             f"\"ref default\": the reference with {sides.describe_threading('worker')}.",
+             f"Peak memory, the same two methods on both sides ({sides.MEMORY_METHODS}).",
              "", "| " + " | ".join(COLUMNS) + " |", "|" + " --- |" * len(COLUMNS)]
     lines += [table_row(r, summaries[r["model"]]) for r in results]
+    lines += ["", "Peak memory in bytes (hal / ref): " + "; ".join(
+        f"{r['model']} device {fmt_mib(r['memory'][0]['device_used_bytes'])} / "
+        f"{fmt_mib(r['memory'][1]['device_used_bytes'])}, reserved {fmt_mib(r['memory'][0]['peak_reserved_bytes'])} / "
+        f"{fmt_mib(r['memory'][1]['peak_reserved_bytes'])}" for r in results)]
     return "\n".join(lines) + "\n"
 
 

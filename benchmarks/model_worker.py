@@ -2,13 +2,17 @@
 and answers the runner's requests over its pipes (lockstep.py's protocol), one JSON line per request.
 
     python benchmarks/model_worker.py --device hal:0|cuda:0|cpu [--dtype fp32|bf16] [--quick]
+                                      [--autograd-threading calling|worker|keep]
 
-Only the hal side imports torch_hal: a process that trains on cuda must not register hal (lockstep.py).
+Only the hal side imports torch_hal: a process that trains on cuda must not register hal (lockstep.py). The runner
+gives the reference the hal side's autograd threading, and a second reference PyTorch's default (sides.py).
 
 Requests:
-  describe        the device, torch version
-  build NAME      the model (seeded, built on the CPU, then moved), its AdamW and the batch that timing uses
-  train STEPS     STEPS training steps on fresh batches from a fixed seed: losses, peak memory, fallback calls
+  describe        the device, torch version, autograd threading
+  build NAME      the model (seeded, built on the CPU, then moved), its AdamW and the batch that timing uses; the
+                  peak memory measurement (sides.PeakMemory) starts before it
+  train STEPS     STEPS training steps on fresh batches from a fixed seed: losses, peak memory from before the
+                  build to the end of these steps (device-wide used memory and allocator peaks), fallback calls
   time_step       seconds per training step over one timed batch of steps
   time_forward    seconds per inference forward (eval mode, no_grad) over one timed batch
   strict          hal only: whether one training step runs under torch.hal.strict()
@@ -25,6 +29,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import lockstep  # noqa: E402
 import model_zoo  # noqa: E402
+import sides  # noqa: E402  (autograd threading and peak memory, alike on every side)
 from timing import batch_size, timed_batch  # noqa: E402  (loaded without the torch_hal package)
 
 SEED = 0
@@ -35,9 +40,10 @@ CLIP_NORM = 1.0
 class Side:
     """The device of this process and what differs between hal, cuda and CPU tensors."""
 
-    def __init__(self, device: str, dtype: str):
+    def __init__(self, device: str, dtype: str, threading: str = "keep"):
         if device.startswith("hal"):
-            import torch_hal  # noqa: F401  (registers the hal device type)
+            import torch_hal  # noqa: F401  (registers the hal device type; sets the calling-thread backward)
+        self.threading = sides.set_autograd_threading(threading)
         self.device = torch.device(device)
         self.module = {"hal": getattr(torch, "hal", None), "cuda": torch.cuda}.get(self.device.type)
         self.autocast_dtype = torch.bfloat16 if dtype == "bf16" else None
@@ -50,13 +56,6 @@ class Side:
         if self.autocast_dtype is None:
             return contextlib.nullcontext()
         return torch.autocast(self.device.type, dtype=self.autocast_dtype)
-
-    def reset_peak(self):
-        if self.module is not None:
-            self.module.reset_peak_memory_stats(self.device)
-
-    def peak_bytes(self):
-        return self.module.max_memory_allocated(self.device) if self.module is not None else None
 
     def fallback_calls(self) -> dict:
         return dict(torch.hal.fallback_stats()) if self.device.type == "hal" else {}
@@ -77,7 +76,7 @@ class Side:
             name = torch.cuda.get_device_name(self.device)
         else:
             name = "CPU tensors"
-        return {"device": str(self.device), "name": name, "torch": torch.__version__}
+        return {"device": str(self.device), "name": name, "torch": torch.__version__, "autograd": self.threading}
 
 
 class ModelRun:
@@ -85,6 +84,8 @@ class ModelRun:
 
     def __init__(self, side: Side, case: "model_zoo.ModelCase"):
         self.side, self.case = side, case
+        self.memory = sides.PeakMemory(side.device)
+        self.memory.start()  # before the model: its parameters, gradients and optimizer state count too
         torch.manual_seed(SEED)
         self.model = case.build().to(side.device)
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=LEARNING_RATE)
@@ -109,15 +110,15 @@ class ModelRun:
             return self.case.forward(self.model, self.timing_batch)
 
     def train(self, steps: int) -> dict:
-        """Fresh batches (seeds 1..steps), the loss of each step; the peak memory and the CPU fallback calls
-        over all of them."""
+        """Fresh batches (seeds 1..steps), the loss of each step; the CPU fallback calls over all of them; the peak
+        memory from before the model was built to the end of the last step (sides.PeakMemory: device-wide used
+        memory, and the allocator's peaks)."""
         self.side.sync()
-        self.side.reset_peak()
         self.side.reset_fallback_calls()
         losses = [self.step(self.batch(seed=1 + i)).item() for i in range(steps)]
         self.side.sync()
         calls = self.side.fallback_calls()
-        return {"losses": losses, "peak_bytes": self.side.peak_bytes(), "fallback_calls": sum(calls.values()),
+        return {"losses": losses, **self.memory.stop(), "fallback_calls": sum(calls.values()),
                 "fallback_ops": calls, "params": sum(p.numel() for p in self.model.parameters())}
 
     def timed(self, kind: str) -> float:
@@ -147,8 +148,9 @@ def main():
     parser.add_argument("--device", required=True)
     parser.add_argument("--dtype", choices=("fp32", "bf16"), default="fp32")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--autograd-threading", choices=sides.THREADING, default="keep", help=sides.THREADING_HELP)
     args = parser.parse_args()
-    side = Side(args.device, args.dtype)
+    side = Side(args.device, args.dtype, args.autograd_threading)
     run = None
 
     def answer(line: str) -> str:

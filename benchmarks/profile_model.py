@@ -10,6 +10,10 @@ activity profiler (torch_hal's Kineto hooks); a device without them shows CPU ti
 device that is an NVIDIA GPU with CUPTI instead, as torch.cuda's side is: every kernel on the GPU by name,
 among them those no hal op launched (Inductor's Triton kernels under --compile).
 
+Both runs use the same autograd threading: --autograd-threading calling (the default) runs backward on the calling
+thread, as `import torch_hal` sets it, in the cuda process too; worker gives PyTorch's default (autograd's device
+thread) to either side.
+
 --compile profiles the step compile_benchmark.py times, through its worker's code: the compiled model's forward, the
 loss and the backward (no optimizer), for its models too (mlp, transformer_block, norm_net, conv_net at --scale).
 """
@@ -21,6 +25,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import sides  # noqa: E402
 from compile_worker import model_and_calls  # noqa: E402
 from model_zoo import case  # noqa: E402
 
@@ -35,10 +40,14 @@ def main() -> None:
     parser.add_argument("--compile", action="store_true", help="torch.compile the model (Inductor)")
     parser.add_argument("--scale", type=int, default=8, help="with --compile: compile_benchmark.py's --scale")
     parser.add_argument("--cupti", action="store_true", help="on an NVIDIA hal device: CUPTI's device activity")
+    parser.add_argument("--autograd-threading", choices=sides.THREADING, default="calling",
+                        help="calling (default, torch_hal's setting, applied to any device), worker (PyTorch's "
+                        "default), keep")
     args = parser.parse_args()
 
     if args.device.startswith("hal"):
         import torch_hal  # noqa: F401  (registers the device name where autoloading is off)
+    threading = sides.set_autograd_threading(args.autograd_threading)
     device = torch.device(args.device)
     module = getattr(torch, device.type)
     if args.compile:
@@ -76,7 +85,8 @@ def main() -> None:
     # the device's: both tables, so the comparison with another device shows which side differs.
     for sort, what in (("self_device_time_total", "self device time"), ("self_cpu_time_total", "self CPU time")):
         mode = "compiled, " if args.compile else ""
-        print(f"{args.model} on {device} ({mode}{args.steps} steps), operators by {what}:")
+        print(f"{args.model} on {device} ({mode}{args.steps} steps, {sides.describe_threading(threading)}), "
+              f"operators by {what}:")
         print(table.table(sort_by=sort, row_limit=args.rows, max_name_column_width=60))
 
 
