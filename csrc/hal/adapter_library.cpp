@@ -7,7 +7,7 @@
 #include <map>
 #include <mutex>
 
-#include "hal/elf_check.h"
+#include "library_file_check.h"
 #include "hal/error.h"
 
 namespace hal {
@@ -49,7 +49,7 @@ std::unique_ptr<AdapterLibrary> AdapterLibrary::open(const std::string& path) {
   // A path with a '/' is the file dlopen will map: look at it first, since a truncated library kills the
   // process with SIGBUS inside dlopen. A bare name is searched for by dlopen itself.
   if (path.find('/') != std::string::npos) {
-    const std::string problem = elf_load_problem(path);
+    const std::string problem = hal_library_check::elf_load_problem(path);
     if (!problem.empty()) {
       lib->reason_ = path + " cannot be loaded: the file " + problem +
                      ". Rebuild or copy the adapter library again, or remove it from TORCH_HAL_ADAPTERS / "

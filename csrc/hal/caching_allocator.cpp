@@ -110,6 +110,10 @@ struct PendingFree {
   std::vector<std::unique_ptr<Event>> events;
 };
 
+class DeviceAllocator;
+// The allocator whose lock this thread holds (innermost), to recognize a call that comes back into it.
+thread_local DeviceAllocator* tls_locked_allocator = nullptr;
+
 class DeviceAllocator {
  public:
   explicit DeviceAllocator(int device)
@@ -129,37 +133,65 @@ class DeviceAllocator {
   void empty_cache();
   void set_fraction(double fraction);
   double fraction() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    Lock lock(*this);
     return fraction_;
   }
   std::map<std::string, int64_t> stats() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    Lock lock(*this);
     flush_recent();
     size_t max_split = allocator_config().max_split_size;
     return stats_.to_map(max_split == SIZE_MAX ? -1 : static_cast<int64_t>(max_split));
   }
   void reset_peak() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    Lock lock(*this);
     stats_.reset_peak();
   }
   void reset_accumulated() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    Lock lock(*this);
     stats_.reset_accumulated();
   }
   void snapshot(std::vector<SegmentInfo>& out);
   bool segment_containing(const void* ptr, Segment* out);
   std::vector<TraceEntry> trace() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    Lock lock(*this);
     return trace_.entries();
   }
   int index() const { return device_.index; }
   void clear_trace() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    Lock lock(*this);
     trace_.clear();
   }
   Block* allocated_block_containing(const void* ptr);
 
  private:
+  // The lock of every public operation. An adapter call made under it can come back: a Python backend's
+  // allocate_memory (or event query) may run Python's garbage collector, which frees a tensor of this device on
+  // this same thread. Such a free neither waits for the lock (a deadlock) nor changes the pools in the middle of
+  // the operation that called the adapter: it waits in reentrant_frees_ until that operation ends. Any other
+  // operation coming back raises instead of deadlocking.
+  class Lock {
+   public:
+    explicit Lock(DeviceAllocator& a) : allocator_(a), previous_(tls_locked_allocator) {
+      if (previous_ == &a) a.throw_reentered();
+      a.mutex_.lock();
+      tls_locked_allocator = &a;
+    }
+    ~Lock() {
+      if (!allocator_.reentrant_frees_.empty()) allocator_.free_reentrant();
+      tls_locked_allocator = previous_;
+      allocator_.mutex_.unlock();
+    }
+    Lock(const Lock&) = delete;
+    Lock& operator=(const Lock&) = delete;
+
+   private:
+    DeviceAllocator& allocator_;
+    DeviceAllocator* previous_;
+  };
+  [[noreturn, gnu::noinline, gnu::cold]] void throw_reentered() const;
+  [[gnu::noinline]] void free_reentrant() noexcept;
+  void free_locked(Block* block, MemoryActivity* report);
+
   // Everything below runs with mutex_ held.
   BlockPool& pool_for(bool large) { return large ? large_ : small_; }
   void pool_insert(Block* block);
@@ -197,6 +229,7 @@ class DeviceAllocator {
 
   const Device& device_;
   std::mutex mutex_;
+  std::vector<Block*> reentrant_frees_;  // frees that came back into an operation of this thread (see Lock)
   BlockPool small_, large_;
   std::set<Block*, ByAddress> segments_;  // first block of each segment
   std::deque<PendingFree> pending_;
@@ -324,7 +357,7 @@ void DeviceAllocator::fill_report(MemoryActivity* report, const Block* block, in
 }
 
 Allocation DeviceAllocator::allocate(size_t size, StreamId stream, MemoryActivity* report) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  Lock lock(*this);
   if (!pending_.empty()) process_pending(false);
   if (size <= kSmallSize) {
     if (Block* kept = take_recent(round_size(size), stream)) return hand_out(kept, size, report);
@@ -435,7 +468,38 @@ void DeviceAllocator::flush_recent() {
 }
 
 void DeviceAllocator::free(Block* block, MemoryActivity* report) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  if (tls_locked_allocator == this) {  // a garbage collection inside an adapter call of this thread's operation
+    reentrant_frees_.push_back(block);
+    return;
+  }
+  Lock lock(*this);
+  free_locked(block, report);
+}
+
+void DeviceAllocator::free_reentrant() noexcept {
+  // Taken one at a time: freeing one may record events through the adapter, which can collect garbage again.
+  while (!reentrant_frees_.empty()) {
+    Block* block = reentrant_frees_.back();
+    reentrant_frees_.pop_back();
+    try {
+      free_locked(block, nullptr);
+    } catch (const std::exception& e) {
+      // The block stays allocated (its memory is not reused): a leak, never a corruption.
+      std::fprintf(stderr, "torch_hal: a block of hal:%d freed during an allocator call could not be freed: %s\n",
+                   device_.index, e.what());
+    }
+  }
+}
+
+void DeviceAllocator::throw_reentered() const {
+  throw Error(ErrorCode::Internal,
+              "hal caching allocator of hal:" + std::to_string(device_.index) +
+                  ": called again from inside one of its own calls on the same thread (a Python backend's "
+                  "allocate_memory or event hook that allocates on, or inspects, the same device). Make the hook "
+                  "return plain buffers without creating hal tensors of that device");
+}
+
+void DeviceAllocator::free_locked(Block* block, MemoryActivity* report) {
   if (!block->allocated) throw_double_free();
   if (!block->stream_uses.empty()) return free_after_other_streams(block, report);
   mark_free(block, report);
@@ -515,7 +579,7 @@ void DeviceAllocator::merge_into_pool(Block* block) {
 
 void DeviceAllocator::record_stream(Block* block, StreamId stream) {
   native_stream(device_.index, stream);  // validates the id
-  std::lock_guard<std::mutex> lock(mutex_);
+  Lock lock(*this);
   if (stream != block->stream) block->stream_uses.insert(stream);
 }
 
@@ -567,7 +631,7 @@ void DeviceAllocator::release_cached() {
 }
 
 void DeviceAllocator::empty_cache() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  Lock lock(*this);
   release_cached();
 }
 
@@ -576,7 +640,7 @@ void DeviceAllocator::set_fraction(double fraction) {
     throw Error(ErrorCode::InvalidArgument, "memory fraction " + std::to_string(fraction) +
                                                 " for hal:" + std::to_string(device_.index) + " must be in (0, 1]");
   }
-  std::lock_guard<std::mutex> lock(mutex_);
+  Lock lock(*this);
   fraction_ = fraction;
   limit_ = static_cast<uint64_t>(fraction * static_cast<double>(device_.properties.total_memory_bytes));
 }
@@ -606,7 +670,7 @@ void DeviceAllocator::throw_oom(size_t requested) {
 }
 
 void DeviceAllocator::snapshot(std::vector<SegmentInfo>& out) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  Lock lock(*this);
   flush_recent();
   for (Block* head : segments_) {
     SegmentInfo seg{device_.index, reinterpret_cast<uint64_t>(head->ptr), 0, 0, head->stream, head->is_large, {}};
@@ -620,7 +684,7 @@ void DeviceAllocator::snapshot(std::vector<SegmentInfo>& out) {
 }
 
 Block* DeviceAllocator::allocated_block_containing(const void* ptr) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  Lock lock(*this);
   Block probe(device_.index, StreamId{}, 0, const_cast<void*>(ptr), false);
   auto it = segments_.upper_bound(&probe);  // the first segment that starts after ptr
   if (it == segments_.begin()) return nullptr;
@@ -633,7 +697,7 @@ Block* DeviceAllocator::allocated_block_containing(const void* ptr) {
 }
 
 bool DeviceAllocator::segment_containing(const void* ptr, Segment* out) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  Lock lock(*this);
   Block probe(device_.index, StreamId{}, 0, const_cast<void*>(ptr), false);
   auto it = segments_.upper_bound(&probe);
   if (it == segments_.begin()) return false;

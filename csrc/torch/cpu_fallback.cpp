@@ -89,8 +89,12 @@ class CpuKernelCall {
       std::cerr << "torch_hal: " << schema_.operator_name() << " on hal:" << static_cast<int>(device_)
                 << (alias_mode_ ? " (CPU kernel in place)" : " (CPU fallback)") << std::endl;
     }
-    if (!alias_mode_) count_fallback(op_, device_);
-    else wait_for_current_stream(device_);
+    if (!alias_mode_) {
+      count_fallback(op_, device_);
+      note_host_copies();
+    } else {
+      wait_for_current_stream(device_);
+    }
 
     for (size_t i = 0; i < num_args; ++i) {
       auto& slot = (*stack_)[first_arg_ + i];
@@ -109,7 +113,12 @@ class CpuKernelCall {
           return profiler::short_op_name(name.name, name.overload_name);
         });
       }
-      op_.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack_);
+      try {
+        op_.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack_);
+      } catch (...) {
+        if (alias_mode_) release_grown_outputs();
+        throw;
+      }
       span.end();
     }
     write_back_mutated_arguments();
@@ -122,10 +131,26 @@ class CpuKernelCall {
   }
 
  private:
+  // Copy mode: every hal tensor among the arguments, so that those sharing a storage get one host buffer.
+  void note_host_copies() {
+    auto note = [this](const c10::IValue& v) {
+      if (v.isTensor() && is_hal(v.toTensor())) host_copies_.note(v.toTensor());
+    };
+    for (const c10::IValue& v : originals_) {
+      if (v.isTensorList()) {
+        for (const at::Tensor& t : v.toTensorList()) note(t);
+      } else if (v.isList()) {
+        for (const c10::IValue& e : v.toListRef()) note(e);
+      } else {
+        note(v);
+      }
+    }
+  }
+
   c10::IValue to_cpu_tensor(const c10::IValue& v) {
     if (!v.isTensor() || !is_hal(v.toTensor())) return v;
     const auto& t = v.toTensor();
-    if (!alias_mode_) return download(t);
+    if (!alias_mode_) return host_copies_.copy_of(t);
     auto alias = cpu_alias(t);
     links_.add(alias.storage().unsafeGetStorageImpl(), t.storage());
     return alias;
@@ -203,6 +228,29 @@ class CpuKernelCall {
     }
   }
 
+  // The kernel raised after growing an out= alias (abs of bool, eye of uint16: the output is resized, then the
+  // dtype refused): the alias's storage holds captured hal memory that no hal tensor will adopt. It goes back to
+  // the caching allocator now, and the alias's storage describes the hal bytes again (aliases are kept for reuse).
+  void release_grown_outputs() {
+    auto release = [](const at::Tensor& hal, const at::Tensor& cpu) {
+      if (!is_hal(hal)) return;
+      auto* cpu_storage = cpu.storage().unsafeGetStorageImpl();
+      const auto& hal_storage = hal.storage();
+      if (cpu_storage->data_ptr().get() == hal_storage.data_ptr().get() || !holds_captured_memory(*cpu_storage)) return;
+      cpu_storage->set_data_ptr_noswap(c10::DataPtr(const_cast<void*>(hal_storage.data_ptr().get()),
+                                                    c10::Device(c10::DeviceType::CPU)));
+      cpu_storage->set_nbytes(hal_storage.nbytes());
+    };
+    for (const auto& [i, cpu_arg] : cpu_written_) {
+      if (originals_[i].isTensor()) release(originals_[i].toTensor(), cpu_arg.toTensor());
+      if (originals_[i].isTensorList()) {
+        auto hal_list = originals_[i].toTensorList();
+        auto cpu_list = cpu_arg.toTensorList();
+        for (size_t k = 0; k < hal_list.size(); ++k) release(hal_list[k], cpu_list[k]);
+      }
+    }
+  }
+
   c10::IValue to_hal_return(size_t j, const c10::IValue& v) {
     const auto& ret = schema_.returns()[j];
     if (ret.alias_info() != nullptr && ret.alias_info()->isWrite()) {
@@ -240,6 +288,7 @@ class CpuKernelCall {
   Stack originals_;
   c10::SmallVector<std::pair<size_t, c10::IValue>, 2> cpu_written_;  // in-place and out= arguments
   StorageLinks links_;  // argument aliases and adopted outputs
+  HostCopies host_copies_;  // copy mode: the arguments' host copies
 };
 
 }  // namespace

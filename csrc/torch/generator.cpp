@@ -103,18 +103,30 @@ at::Generator make_generator(c10::DeviceIndex index) {
   return at::make_generator<HalGenerator>(index);
 }
 
+namespace {
+
+// The generator a random op on hal:device draws from: the one passed, else the device's default. A generator of
+// another device is an error, as torch.cuda's "Expected a 'cuda' device type for generator": silently drawing
+// from a CPU generator would make a hal program's numbers depend on where its generator happened to live.
+const at::Generator& hal_generator_or_default(const std::optional<at::Generator>& hal_generator,
+                                              c10::DeviceIndex device) {
+  if (!hal_generator.has_value() || !hal_generator->defined()) return default_generator(device);
+  TORCH_CHECK(hal_generator->device().type() == kHal, "Expected a 'hal' device type for generator but found '",
+              hal_generator->device().type(), "': pass a hal generator (torch.Generator(device=\"hal\")) to a "
+              "random op on hal, or run the op on the generator's device");
+  return *hal_generator;
+}
+
+}  // namespace
+
 at::Generator cpu_generator_for(const std::optional<at::Generator>& hal_generator, c10::DeviceIndex device) {
-  const at::Generator& gen =
-      (hal_generator.has_value() && hal_generator->defined()) ? *hal_generator : default_generator(device);
-  if (gen.device().type() != kHal) return gen;  // a CPU generator passed explicitly stays what it is
+  const at::Generator& gen = hal_generator_or_default(hal_generator, device);
   return static_cast<HalGenerator*>(gen.unsafeGetGeneratorImpl())->cpu();
 }
 
-std::optional<std::pair<uint64_t, uint64_t>> philox_seed_and_advance(const std::optional<at::Generator>& hal_generator,
-                                                                     c10::DeviceIndex device, uint64_t increment) {
-  at::Generator gen =
-      (hal_generator.has_value() && hal_generator->defined()) ? *hal_generator : default_generator(device);
-  if (gen.device().type() != kHal) return std::nullopt;
+std::pair<uint64_t, uint64_t> philox_seed_and_advance(const std::optional<at::Generator>& hal_generator,
+                                                      c10::DeviceIndex device, uint64_t increment) {
+  at::Generator gen = hal_generator_or_default(hal_generator, device);
   std::lock_guard<std::mutex> lock(gen.mutex());
   return static_cast<HalGenerator*>(gen.unsafeGetGeneratorImpl())->philox_seed_and_advance(increment);
 }

@@ -22,9 +22,8 @@ at::Generator cpu_generator_for(const std::optional<at::Generator>& hal_generato
 // For native random kernels (counter-based, adapter.h): the (seed, offset) a launch of `increment`
 // elements draws from, taken from `hal_generator` (or hal:device's default generator) while its offset is
 // advanced by `increment` under the generator's lock, so concurrent launches never share counters.
-// nullopt when the generator is not a hal generator (a CPU generator passed explicitly): the op then
-// takes its CPU path, which uses that generator as it is.
-std::optional<std::pair<uint64_t, uint64_t>> philox_seed_and_advance(const std::optional<at::Generator>& hal_generator,
-                                                                     c10::DeviceIndex device, uint64_t increment);
+// Both functions raise for a generator of another device (a CPU generator passed to a hal op), as torch.cuda does.
+std::pair<uint64_t, uint64_t> philox_seed_and_advance(const std::optional<at::Generator>& hal_generator,
+                                                      c10::DeviceIndex device, uint64_t increment);
 
 }  // namespace torch_hal

@@ -1,9 +1,12 @@
 // Native hal kernels for what every backend must provide itself: creating tensors in hal memory,
 // views (which share hal storage), resizing, storage swaps, and reading one scalar.
+#include <ATen/Context.h>
 #include <ATen/MemoryOverlap.h>
 #include <ATen/EmptyTensor.h>
 #include <ATen/InferSize.h>
 #include <ATen/native/Resize.h>
+#include <ATen/native/ResizeCommon.h>
+#include <ATen/native/TensorFactories.h>
 #include <ATen/ops/as_strided_native.h>
 #include <ATen/ops/unfold_native.h>
 #include <ATen/ops/view_as_complex_native.h>
@@ -13,6 +16,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
+#include "accelerator_copy.h"
 #include "allocator.h"
 #include "hal/copy_engine.h"
 #include "native/copy_kernel.h"
@@ -26,6 +30,19 @@
 namespace torch_hal {
 namespace {
 
+// torch.use_deterministic_algorithms(True) fills new memory (NaN, or the dtype's largest integer) on CPU and cuda,
+// so that a program that reads it before writing gives the same result each run: hal's cache would hand back old
+// values instead.
+bool fill_uninitialized_memory() {
+  const auto& context = at::globalContext();
+  return context.deterministicAlgorithms() && context.deterministicFillUninitializedMemory();
+}
+
+at::Tensor filled_if_deterministic(at::Tensor t) {
+  if (C10_UNLIKELY(fill_uninitialized_memory())) at::native::fill_empty_deterministic_(t);
+  return t;
+}
+
 c10::DeviceIndex target_device(std::optional<c10::Device> device) {
   if (!device.has_value() || !device->has_index()) return current_device();
   TORCH_CHECK(device->type() == kHal, "expected a hal device, got ", *device);
@@ -38,8 +55,9 @@ at::Tensor empty_memory_format(c10::IntArrayRef size, std::optional<at::ScalarTy
   const auto index = target_device(device);
   torch_hal::device(index);  // a clear error for hal:N that does not exist
   c10::DeviceGuard guard(c10::Device(kHal, index));
-  return at::detail::empty_generic(size, device_allocator(), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
-                                   c10::dtype_or_default(dtype), memory_format);
+  return filled_if_deterministic(at::detail::empty_generic(size, device_allocator(),
+                                                           c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+                                                           c10::dtype_or_default(dtype), memory_format));
 }
 
 at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride, std::optional<at::ScalarType> dtype,
@@ -48,9 +66,9 @@ at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride, std::op
   const auto index = target_device(device);
   torch_hal::device(index);
   c10::DeviceGuard guard(c10::Device(kHal, index));
-  return at::detail::empty_strided_generic(size, stride, device_allocator(),
-                                           c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
-                                           c10::dtype_or_default(dtype));
+  return filled_if_deterministic(at::detail::empty_strided_generic(size, stride, device_allocator(),
+                                                                   c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+                                                                   c10::dtype_or_default(dtype)));
 }
 
 // Makes the storage of `self` hold at least `nbytes`, keeping its contents (hooks' resizePrivateUse1Bytes).
@@ -62,6 +80,7 @@ void ensure_storage_bytes(const at::Tensor& self, size_t nbytes) {
 const at::Tensor& resize_(const at::Tensor& self, c10::IntArrayRef size,
                           std::optional<c10::MemoryFormat> memory_format) {
   auto* impl = self.unsafeGetTensorImpl();
+  const size_t old_storage_nbytes = impl->unsafe_storage() ? impl->unsafe_storage().nbytes() : 0;
   at::native::resize_impl_cpu_(impl, size, /*stride=*/std::nullopt, /*resize_storage=*/false);
   if (memory_format.has_value() && *memory_format != c10::MemoryFormat::Preserve) {
     impl->empty_tensor_restride(*memory_format);
@@ -69,6 +88,9 @@ const at::Tensor& resize_(const at::Tensor& self, c10::IntArrayRef size,
   if (self.numel() > 0) {
     ensure_storage_bytes(self, at::detail::computeStorageNbytes(self.sizes(), self.strides(), self.element_size(),
                                                                 self.storage_offset()));
+  }
+  if (C10_UNLIKELY(fill_uninitialized_memory())) {
+    at::native::fill_resize_deterministic_(self, static_cast<int64_t>(old_storage_nbytes));
   }
   return self;
 }
@@ -147,11 +169,15 @@ at::Tensor copy_with_math_bits(const at::Tensor& src, const at::Tensor& dst) {
 at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
   const at::Tensor& src = self;
   const bool src_hal = is_hal(src), dst_hal = is_hal(dst);
+  if (dst.numel() == 0) return dst;
+  if (is_accelerator_copy(src, dst)) {
+    copy_accelerator_tensor(src, dst);
+    return dst;
+  }
   TORCH_CHECK(src_hal || src.device().is_cpu(), "hal: cannot copy from ", src.device(), " to ", dst.device(),
               "; copy through the CPU first");
   TORCH_CHECK(dst_hal || dst.device().is_cpu(), "hal: cannot copy from ", src.device(), " to ", dst.device(),
               "; copy through the CPU first");
-  if (dst.numel() == 0) return dst;
   // ATen's copy_ hands devices it does not know to _copy_from before its TensorIterator runs the overlap
   // checks, so they are ours: a destination whose elements alias each other, or that partly overlaps its
   // source (a[1:].copy_(a[:-1])), raises as on CPU and cuda instead of giving order-dependent values.

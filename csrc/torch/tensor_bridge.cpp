@@ -1,6 +1,8 @@
 #include "tensor_bridge.h"
 
 #include <ATen/EmptyTensor.h>
+#include <ATen/MemoryOverlap.h>
+#include <ATen/ops/arange.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_strided.h>
 #include <c10/core/CPUAllocator.h>
@@ -42,15 +44,37 @@ at::Tensor host_twin(const at::Tensor& t, int64_t first_byte, int64_t bytes) {
       .set_(buffer.storage(), offset_elems, t.sizes(), t.strides());
 }
 
+// A CPU storage over the bytes of a hal storage. It does not own them, and it is resizable through the CPU
+// allocator so that out= kernels may grow it; inside an OutputCaptureScope the new memory is hal memory, adopted
+// afterwards. Each thread keeps the last few, one per hal storage: aliases of the same hal storage then share
+// one CPU storage, which is how ATen's overlap checks (and its views, is_alias_of, ...) recognize them.
+c10::Storage cpu_storage_over(const c10::Storage& hal) {
+  struct Entry {
+    const c10::StorageImpl* hal = nullptr;
+    c10::Storage cpu;
+  };
+  constexpr size_t kEntries = 8;
+  thread_local std::array<Entry, kEntries> cache;
+  thread_local size_t next_victim = 0;
+  void* data = const_cast<void*>(hal.data_ptr().get());
+  // A kernel that grew an alias moved its CPU storage to new memory: then the entry no longer describes `hal`.
+  // (An entry left by a freed hal storage whose address was reused describes the same bytes, so it still serves.)
+  for (auto& e : cache) {
+    if (e.hal == hal.unsafeGetStorageImpl() && e.cpu.data_ptr().get() == data && e.cpu.nbytes() == hal.nbytes()) {
+      return e.cpu;
+    }
+  }
+  Entry& slot = cache[next_victim++ % kEntries];
+  slot.hal = hal.unsafeGetStorageImpl();
+  slot.cpu = c10::Storage(c10::Storage::use_byte_size_t(), hal.nbytes(),
+                          c10::DataPtr(data, c10::Device(c10::DeviceType::CPU)), c10::GetCPUAllocator(),
+                          /*resizable=*/true);
+  return slot.cpu;
+}
+
 at::Tensor make_cpu_alias(const at::Tensor& t) {
-  const auto& storage = t.storage();
-  // A non-owning view of the hal bytes. It is resizable through the CPU allocator so that out= kernels
-  // may grow it; inside an OutputCaptureScope the new memory is hal memory, adopted afterwards.
-  c10::Storage alias(c10::Storage::use_byte_size_t(), storage.nbytes(),
-                     c10::DataPtr(const_cast<void*>(storage.data_ptr().get()), c10::Device(c10::DeviceType::CPU)),
-                     c10::GetCPUAllocator(), /*resizable=*/true);
-  auto out = at::detail::make_tensor<c10::TensorImpl>(std::move(alias), c10::DispatchKeySet(c10::DispatchKey::CPU),
-                                                      t.dtype());
+  auto out = at::detail::make_tensor<c10::TensorImpl>(cpu_storage_over(t.storage()),
+                                                      c10::DispatchKeySet(c10::DispatchKey::CPU), t.dtype());
   out.unsafeGetTensorImpl()->set_sizes_and_strides(t.sizes(), t.strides(), t.storage_offset());
   return out;
 }
@@ -102,7 +126,10 @@ at::Tensor cpu_alias(const at::Tensor& t) {
   thread_local size_t next_victim = 0;
   const auto* key = t.unsafeGetTensorImpl();
   for (auto& e : cache) {
-    if (e.hal == key && e.alias.use_count() == 1 && alias_matches(e.alias, t)) return e.alias;
+    if (e.hal == key && e.alias.use_count() == 1 && alias_matches(e.alias, t) &&
+        e.alias.storage().is_alias_of(cpu_storage_over(t.storage()))) {
+      return e.alias;
+    }
   }
   Entry& slot = cache[next_victim++ % kEntries];
   slot.hal = key;
@@ -110,16 +137,35 @@ at::Tensor cpu_alias(const at::Tensor& t) {
   return slot.alias;
 }
 
+namespace {
+
+void copy_to_host(const at::Tensor& t, int64_t first, int64_t last, void* host) {
+  if (last <= first) return;
+  const auto index = t.device().index();
+  call_core([&] {
+    hal::copy_device_to_host(index, host, storage_base(t) + first, last - first, hal::current_stream(index),
+                             /*dst_is_pinned=*/false, /*non_blocking=*/false);
+  });
+}
+
+// Writes `values` into `host`, a host twin of a destination whose elements share memory (expanded, or an
+// as_strided view that repeats elements), which ATen's copy_ refuses: through each element's position in the
+// twin's buffer. Elements at one position get the same value where the op wrote one (fill_, masked_fill_ of an
+// expanded tensor); otherwise one of them, as on CPU.
+void write_repeating_elements(const at::Tensor& host, const at::Tensor& values) {
+  const int64_t buffer_elements = static_cast<int64_t>(host.storage().nbytes() / host.element_size());
+  const at::Tensor buffer = at::empty({0}, host.options()).set_(host.storage(), 0, {buffer_elements}, {1});
+  const at::Tensor positions = at::arange(buffer_elements, host.options().dtype(at::kLong))
+                                   .as_strided(host.sizes(), host.strides(), host.storage_offset());
+  buffer.index_put_({positions.reshape(-1)}, values.to(host.dtype()).expand(host.sizes()).reshape(-1));
+}
+
+}  // namespace
+
 at::Tensor download(const at::Tensor& t) {
   const auto [first, last] = covering_bytes(t);
   auto host = host_twin(t, first, last - first);
-  if (last > first) {
-    const auto index = t.device().index();
-    call_core([&] {
-      hal::copy_device_to_host(index, storage_base(host), storage_base(t) + first, last - first,
-                               hal::current_stream(index), /*dst_is_pinned=*/false, /*non_blocking=*/false);
-    });
-  }
+  copy_to_host(t, first, last, storage_base(host));
   return host;
 }
 
@@ -128,12 +174,53 @@ void upload(const at::Tensor& dst, const at::Tensor& values) {
   if (last <= first) return;
   // Dense destinations are written whole; others are read first so bytes between elements survive.
   auto host = dst.is_non_overlapping_and_dense() ? host_twin(dst, first, last - first) : download(dst);
-  host.copy_(values);
+  if (at::has_internal_overlap(host) == at::MemOverlap::Yes) {
+    write_repeating_elements(host, values);
+  } else {
+    host.copy_(values);
+  }
   const auto index = dst.device().index();
   call_core([&] {
     hal::copy_host_to_device(index, storage_base(dst) + first, storage_base(host), last - first,
                              hal::current_stream(index), /*src_is_pinned=*/false, /*non_blocking=*/false);
   });
+}
+
+HostCopies::Range& HostCopies::range_of(const at::Tensor& t) {
+  for (auto& r : ranges_) {
+    if (r.storage == t.storage().unsafeGetStorageImpl()) return r;
+  }
+  ranges_.push_back(Range{t.storage().unsafeGetStorageImpl()});
+  return ranges_.back();
+}
+
+void HostCopies::note(const at::Tensor& t) {
+  auto [first, last] = covering_bytes(t);
+  if (last <= first) return;
+  // Views of one storage may differ in dtype: a buffer starting 16-byte aligned holds each at a whole element.
+  first -= first % 16;
+  Range& r = range_of(t);
+  TORCH_INTERNAL_ASSERT(!r.buffer.defined(), "HostCopies: a tensor noted after the copies were taken");
+  if (r.last <= r.first) {
+    r.first = first;
+    r.last = last;
+  } else {
+    r.first = std::min(r.first, first);
+    r.last = std::max(r.last, last);
+  }
+}
+
+at::Tensor HostCopies::copy_of(const at::Tensor& t) {
+  const auto [first, last] = covering_bytes(t);
+  if (last <= first) return host_twin(t, 0, 0);
+  Range& r = range_of(t);
+  TORCH_INTERNAL_ASSERT(r.first <= first && last <= r.last, "HostCopies: a tensor was not noted");
+  if (!r.buffer.defined()) {
+    r.buffer = at::empty({r.last - r.first}, at::TensorOptions().dtype(at::kByte).device(at::kCPU));
+    copy_to_host(t, r.first, r.last, r.buffer.data_ptr());
+  }
+  const int64_t offset_elems = t.storage_offset() - r.first / static_cast<int64_t>(t.element_size());
+  return at::empty({0}, t.options().device(at::kCPU)).set_(r.buffer.storage(), offset_elems, t.sizes(), t.strides());
 }
 
 at::Tensor hal_tensor_over(c10::Storage storage, const at::Tensor& like) {

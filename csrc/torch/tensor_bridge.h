@@ -9,6 +9,7 @@
 #pragma once
 
 #include <ATen/core/Tensor.h>
+#include <c10/util/SmallVector.h>
 
 namespace torch_hal {
 
@@ -19,13 +20,34 @@ bool is_host_accessible(c10::DeviceIndex device);
 void wait_for_current_stream(c10::DeviceIndex device);
 
 // A CPU tensor over the memory of a host-accessible hal tensor: same sizes, strides and offset.
-// Its storage does not own the memory; keep the hal tensor alive while it is used.
+// Its storage does not own the memory; keep the hal tensor alive while it is used. Aliases of tensors that share
+// a hal storage share one CPU storage (on the calling thread), so ATen's CPU kernels find an output that partly
+// overlaps an input, as they would for CPU tensors, instead of computing order-dependent values.
 at::Tensor cpu_alias(const at::Tensor& hal_tensor);
 
 // A CPU tensor with the values of any hal tensor, same sizes and strides (synchronous).
 at::Tensor download(const at::Tensor& hal_tensor);
-// Writes the values of `cpu_values` (broadcastable, any dtype) into `hal_destination` (synchronous).
+// Writes the values of `cpu_values` (broadcastable, any dtype) into `hal_destination` (synchronous). A
+// destination whose elements share memory (an expanded tensor) is written element by element.
 void upload(const at::Tensor& hal_destination, const at::Tensor& cpu_values);
+
+// The host copies of one CPU-fallback call's hal arguments: tensors that share a hal storage become views of one
+// host buffer, downloaded once, so the CPU kernel sees their overlap as it would see it between CPU tensors.
+// note() every hal tensor first, then take each one's copy with copy_of().
+class HostCopies {
+ public:
+  void note(const at::Tensor& hal_tensor);
+  at::Tensor copy_of(const at::Tensor& hal_tensor);
+
+ private:
+  struct Range {
+    const c10::StorageImpl* storage = nullptr;
+    int64_t first = 0, last = 0;  // bytes of the storage that the noted tensors cover
+    at::Tensor buffer;            // the host bytes, once downloaded
+  };
+  Range& range_of(const at::Tensor& hal_tensor);
+  c10::SmallVector<Range, 4> ranges_;
+};
 
 // A hal tensor with the geometry (sizes, strides, offset, dtype) of `like` over `storage`.
 at::Tensor hal_tensor_over(c10::Storage storage, const at::Tensor& like);

@@ -270,3 +270,33 @@ def test_threads_allocating_on_a_python_backend_do_not_deadlock():
         assert not any(t.is_alive() for t in threads), "deadlock"
         assert not errors, errors
     """)
+
+
+def test_a_garbage_collection_inside_allocate_memory_frees_tensors_of_the_same_device():
+    # allocate_memory runs inside the caching allocator's call: a collection there frees hal tensors of this very
+    # device on this thread. That free waits for the call to end (it used to deadlock on the allocator's lock).
+    out = run("""
+        import gc, torch
+        from torch_hal import register_custom_device
+        from custom_backends import RecordingBackend
+
+        class Cycle:  # freed by the garbage collector only
+            def __init__(self, t):
+                self.t, self.me = t, self
+
+        class CollectingBackend(RecordingBackend):
+            def allocate_memory(self, size, device_id):
+                gc.collect()
+                return super().allocate_memory(size, device_id)
+
+        device = register_custom_device(CollectingBackend(name="py_collecting", device_count=1, memory="1G"))[0]
+        gc.disable()
+        for i in range(20):
+            Cycle(torch.full((1000 * (i + 1),), float(i)).to(device))  # each size needs a new segment
+            t = torch.full((300_000 + 5000 * i,), 2.0).to(device)
+            assert torch.equal(t.cpu(), torch.full((300_000 + 5000 * i,), 2.0))
+        del t
+        gc.collect(); torch.hal.synchronize()
+        print("allocated", torch.hal.memory_allocated(device))
+    """)
+    assert "allocated 0" in out, out

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "library_file_check.h"
+
 namespace hal_level_zero {
 namespace {
 
@@ -23,6 +25,11 @@ Loaded load() {
   Loaded out;
   const char* configured = std::getenv("TORCH_HAL_LEVEL_ZERO_LIBRARY");
   const std::string name = configured != nullptr && *configured != '\0' ? configured : "libze_loader.so.1";
+  if (const std::string problem = hal_library_check::configured_library_problem(name); !problem.empty()) {
+    out.why = "no Level Zero loader: " + name + " (TORCH_HAL_LEVEL_ZERO_LIBRARY) " + problem +
+              ". Point TORCH_HAL_LEVEL_ZERO_LIBRARY at a complete libze_loader.so.1, or unset it";
+    return out;
+  }
   // RTLD_LOCAL: the loader's drivers and their dependencies stay out of the process's global symbol scope.
   void* library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) {

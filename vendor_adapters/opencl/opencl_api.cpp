@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "library_file_check.h"
+
 namespace hal_opencl {
 namespace {
 
@@ -24,6 +26,11 @@ Loaded load() {
   Loaded out;
   const char* configured = std::getenv("TORCH_HAL_OPENCL_LIBRARY");
   const std::string name = configured != nullptr && *configured != '\0' ? configured : "libOpenCL.so.1";
+  if (const std::string problem = hal_library_check::configured_library_problem(name); !problem.empty()) {
+    out.why = "no OpenCL library: " + name + " (TORCH_HAL_OPENCL_LIBRARY) " + problem +
+              ". Point TORCH_HAL_OPENCL_LIBRARY at a complete OpenCL implementation, or unset it";
+    return out;
+  }
   // RTLD_LOCAL: the runtime's own dependencies (TBB, LLVM) stay out of the process's global symbol scope.
   void* library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) {

@@ -5,6 +5,9 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+
+#include "library_file_check.h"
 
 namespace hal_opencl {
 namespace {
@@ -57,7 +60,9 @@ bool contains(const std::string& haystack, const char* needle) { return haystack
 bool level_zero_loader_present() {
   static const bool present = [] {
     const char* named = std::getenv("TORCH_HAL_LEVEL_ZERO_LIBRARY");
-    void* handle = dlopen(named && *named ? named : "libze_loader.so.1", RTLD_LAZY | RTLD_LOCAL);
+    const std::string name = named && *named ? named : "libze_loader.so.1";
+    if (!hal_library_check::configured_library_problem(name).empty()) return false;  // the Intel adapter says why
+    void* handle = dlopen(name.c_str(), RTLD_LAZY | RTLD_LOCAL);
     if (handle != nullptr) dlclose(handle);
     return handle != nullptr;
   }();

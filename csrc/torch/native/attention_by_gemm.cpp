@@ -276,9 +276,9 @@ std::tuple<at::Tensor, at::Tensor, DropoutDraws> gemm_attention_forward(const At
   const bool dropout = a.dropout_p > 0;
   DropoutDraws draws;
   if (dropout) {
-    const auto taken = philox_seed_and_advance(std::nullopt, a.q.device().index(), static_cast<uint64_t>(B * H * L * S));
-    TORCH_CHECK(taken.has_value(), "torch_hal: attention dropout on ", a.q.device(), " found no hal generator");
-    draws = {taken->first, taken->second};
+    const auto [seed, offset] =
+        philox_seed_and_advance(std::nullopt, a.q.device().index(), static_cast<uint64_t>(B * H * L * S));
+    draws = {seed, offset};
   }
   const size_t probs_bytes = static_cast<size_t>(B * H * L * S) * q.element_size();
   // Saved, the probabilities are the forward's whole workspace, kept: they fit both limits.

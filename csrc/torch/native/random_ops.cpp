@@ -30,9 +30,8 @@ bool launch_random(hal_op_t op, const at::Tensor& out, KernelArgs& args, const s
                    uint64_t count) {
   const c10::DeviceIndex device = out.device().index();
   if (!args.representable() || !has_native_kernels(device)) return false;
-  const auto seed_offset = philox_seed_and_advance(gen, device, count);
-  if (!seed_offset) return false;
-  args.scalar(static_cast<int64_t>(seed_offset->first)).scalar(static_cast<int64_t>(seed_offset->second));
+  const auto [seed, offset] = philox_seed_and_advance(gen, device, count);
+  args.scalar(static_cast<int64_t>(seed)).scalar(static_cast<int64_t>(offset));
   return launch(device, op, args);
 }
 

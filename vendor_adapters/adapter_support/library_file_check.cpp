@@ -1,4 +1,4 @@
-#include "hal/elf_check.h"
+#include "library_file_check.h"
 
 #include <elf.h>
 #include <link.h>
@@ -10,7 +10,7 @@
 #include <limits>
 #include <vector>
 
-namespace hal {
+namespace hal_library_check {
 namespace {
 
 namespace fs = std::filesystem;
@@ -114,4 +114,4 @@ std::string elf_load_problem(const std::string& path) {
   return "";
 }
 
-}  // namespace hal
+}  // namespace hal_library_check
