@@ -57,11 +57,6 @@ void copy_dense_bytes(const at::Tensor& src, const at::Tensor& dst, c10::DeviceI
   });
 }
 
-bool same_dense_layout(const at::Tensor& a, const at::Tensor& b) {
-  return a.dtype() == b.dtype() && a.sizes() == b.sizes() && a.strides() == b.strides() &&
-         a.is_non_overlapping_and_dense();
-}
-
 }  // namespace
 
 bool is_accelerator_copy(const at::Tensor& src, const at::Tensor& dst) {
@@ -79,7 +74,7 @@ void copy_accelerator_tensor(const at::Tensor& src, const at::Tensor& dst) {
   }
   // hal's device for the GPU may be another than hal's tensor's (cuda:1 into hal:0): a hal peer copy then follows.
   const c10::DeviceIndex gpu = *driving;
-  if (same_dense_layout(src, dst) && hal.device().index() == gpu) return copy_dense_bytes(src, dst, gpu);
+  if (src.dtype() == dst.dtype() && same_dense_layout(src, dst) && hal.device().index() == gpu) return copy_dense_bytes(src, dst, gpu);
   // Otherwise a dense tensor of the source's values on hal's device for that GPU, then each side's own copy_
   // converts dtype and layout on its device.
   const c10::Device hal_gpu(kHal, gpu);

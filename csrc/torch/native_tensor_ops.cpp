@@ -198,8 +198,7 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
     return dst;
   }
 
-  const bool same_layout = src.dtype() == dst.dtype() && src.sizes() == dst.sizes() &&
-                           src.strides() == dst.strides() && src.is_non_overlapping_and_dense();
+  const bool same_layout = src.dtype() == dst.dtype() && same_dense_layout(src, dst);
   auto byte_ptr = [](const at::Tensor& t) {
     return static_cast<char*>(const_cast<void*>(t.storage().data_ptr().get())) + t.storage_offset() * t.element_size();
   };
@@ -239,9 +238,13 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
     if (native::copy_on_device(dst, staged)) return dst;
   }
   if (src_hal && !dst_hal && native::has_native_kernels(src.device().index())) {
-    at::Tensor compact = at::empty(dst.sizes(), src.options().dtype(dst.dtype()));
+    // The device's copy in dst's own dense layout, so that the bytes then move as they are (a dst that is not
+    // dense gets a contiguous one, and the CPU's copy_ places its values).
+    const bool dense_dst = dst.is_non_overlapping_and_dense();
+    at::Tensor compact = dense_dst ? at::empty_strided(dst.sizes(), dst.strides(), src.options().dtype(dst.dtype()))
+                                   : at::empty(dst.sizes(), src.options().dtype(dst.dtype()));
     if (native::copy_on_device(compact, src)) {
-      if (dst.is_contiguous()) return copy_from(compact, dst, non_blocking);
+      if (dense_dst) return copy_from(compact, dst, non_blocking);
       dst.copy_(compact.cpu());
       return dst;
     }

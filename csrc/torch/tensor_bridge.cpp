@@ -92,6 +92,18 @@ bool alias_matches(const at::Tensor& alias, const at::Tensor& t) {
 
 bool is_hal(const at::Tensor& t) { return t.defined() && t.device().type() == kHal; }
 
+// Whether a and b (same sizes) lay their elements out alike and densely, so their bytes can move as they are. The
+// stride of a dimension of size 1 is never used (PyTorch leaves any value there, e.g. 7 in as_strided((2, 1, 2),
+// (1, 7, 2)), or what unfold gives): comparing it would send equal layouts down the converting paths, which
+// ended in this same test again, a recursion without end (a crash on the GPU, issue 39).
+bool same_dense_layout(const at::Tensor& a, const at::Tensor& b) {
+  if (a.sizes() != b.sizes() || !a.is_non_overlapping_and_dense() || !b.is_non_overlapping_and_dense()) return false;
+  for (int64_t d = 0; d < a.dim(); ++d) {
+    if (a.size(d) > 1 && a.stride(d) != b.stride(d)) return false;
+  }
+  return true;
+}
+
 bool is_host_accessible(c10::DeviceIndex index) {
   // A device's memory kind never changes, and this sits on every op's path: remember it per device.
   constexpr int kCached = 64;

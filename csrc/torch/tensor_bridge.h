@@ -16,6 +16,10 @@ namespace torch_hal {
 bool is_hal(const at::Tensor& t);
 bool is_host_accessible(c10::DeviceIndex device);
 
+// Same sizes, both dense, and the same stride in every dimension of more than one element: the bytes of one can
+// be copied as they are into the other. (The stride of a size-1 dimension is never used and may be anything.)
+bool same_dense_layout(const at::Tensor& a, const at::Tensor& b);
+
 // Waits for the work queued on the current stream of hal:device, so the CPU may touch its memory.
 void wait_for_current_stream(c10::DeviceIndex device);
 

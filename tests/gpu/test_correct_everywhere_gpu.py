@@ -35,6 +35,25 @@ def discrete_device():
     return device
 
 
+def test_views_whose_size_one_dimensions_have_any_stride_copy_both_ways(discrete_device):
+    # A size-1 dimension's stride is never used, and views leave any value there; comparing it made the copy to the
+    # CPU recurse without end on the GPU (issue 39: OpInfo's as_strided and unfold samples crashed the process).
+    base = torch.arange(100.0)
+    h = base.to(discrete_device)
+    for view in (lambda t: t[:16].as_strided((2, 1, 1, 2), (1, 7, 7, 1)), lambda t: t.reshape(10, 10).unfold(0, 1, 2),
+                 lambda t: t.reshape(10, 10).unfold(1, 2, 5), lambda t: t.as_strided((3, 1), (5, 1000), 2),
+                 lambda t: t[:12].reshape(3, 4)[:, :1]):
+        want = view(base)
+        assert torch.equal(view(h).cpu(), want)
+        assert torch.equal(view(h).contiguous().cpu(), want)
+        assert torch.equal(view(h).to(torch.float16).cpu(), want.half())
+        target = torch.empty_strided(want.shape, want.stride(), device=discrete_device)
+        target.copy_(want)
+        assert torch.equal(target.cpu(), want)
+    empty_index = torch.gather(h[:5], 0, torch.empty(2, 0, dtype=torch.long, device=discrete_device))
+    assert empty_index.shape == (2, 0)
+
+
 def test_as_strided_views_copy_to_cpu(discrete_device):
     base = torch.randn(64)
     h = base.to(discrete_device)
@@ -132,7 +151,8 @@ def test_accelerator_api_on_the_gpu(gpu_device):
 
 DISCRETE_CASES = ["test_as_strided_views_copy_to_cpu", "test_complex_fill_and_fft", "test_view_based_ops",
                   "test_rnn_matches_cpu", "test_tied_weights_stay_tied", "test_overlapping_copy_raises",
-                  "test_pinned_source_dropped_under_non_blocking_copy"]
+                  "test_pinned_source_dropped_under_non_blocking_copy",
+                  "test_views_whose_size_one_dimensions_have_any_stride_copy_both_ways"]
 
 
 def test_the_discrete_memory_cases_run_on_the_host_device_in_a_child():

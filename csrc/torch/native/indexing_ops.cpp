@@ -45,6 +45,8 @@ std::optional<at::Tensor> index_select(const at::Tensor& self, int64_t dim, cons
 std::optional<at::Tensor> gather(const at::Tensor& self, int64_t dim, const at::Tensor& index, bool sparse_grad) {
   if (sparse_grad || self.dim() == 0 || index.dim() == 0) return std::nullopt;
   const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim());
+  // An empty index gathers nothing, whatever its shape: ATen checks neither its dtype nor its shape then.
+  if (index.numel() == 0) return at::empty(index.sizes(), self.options());
   at::native::scatter_gather_dtype_check("gather", self, index, std::nullopt);
   at::native::gather_shape_check(self, wrapped, index);
   at::Tensor out = at::empty(index.sizes(), self.options());
