@@ -72,11 +72,20 @@ c10::Storage cpu_storage_over(const c10::Storage& hal) {
   return slot.cpu;
 }
 
+// The lazy conjugate and negative bits of `from` on a CPU tensor made for it. ATen hands them to the kernels that
+// apply them themselves (mm, addmm, bmm, dot, ... take a conjugated operand as it is): a CPU tensor without them
+// would give those kernels other values (issue 39: x.conj() @ y, cov and corrcoef of complex tensors were wrong).
+at::Tensor with_math_bits_of(at::Tensor cpu, const at::Tensor& from) {
+  if (C10_UNLIKELY(from.is_conj())) cpu.unsafeGetTensorImpl()->_set_conj(true);
+  if (C10_UNLIKELY(from.is_neg())) cpu.unsafeGetTensorImpl()->_set_neg(true);
+  return cpu;
+}
+
 at::Tensor make_cpu_alias(const at::Tensor& t) {
   auto out = at::detail::make_tensor<c10::TensorImpl>(cpu_storage_over(t.storage()),
                                                       c10::DispatchKeySet(c10::DispatchKey::CPU), t.dtype());
   out.unsafeGetTensorImpl()->set_sizes_and_strides(t.sizes(), t.strides(), t.storage_offset());
-  return out;
+  return with_math_bits_of(std::move(out), t);
 }
 
 // An alias still describes `t` exactly: same bytes, dtype and geometry. Then it can stand in for `t`
@@ -85,7 +94,8 @@ bool alias_matches(const at::Tensor& alias, const at::Tensor& t) {
   const auto& a = alias.storage();
   const auto& h = t.storage();
   return a.data_ptr().get() == h.data_ptr().get() && a.nbytes() == h.nbytes() && alias.dtype() == t.dtype() &&
-         alias.storage_offset() == t.storage_offset() && alias.sizes() == t.sizes() && alias.strides() == t.strides();
+         alias.storage_offset() == t.storage_offset() && alias.sizes() == t.sizes() && alias.strides() == t.strides() &&
+         alias.is_conj() == t.is_conj() && alias.is_neg() == t.is_neg();
 }
 
 }  // namespace
@@ -185,7 +195,9 @@ void upload(const at::Tensor& dst, const at::Tensor& values) {
   const auto [first, last] = covering_bytes(dst);
   if (last <= first) return;
   // Dense destinations are written whole; others are read first so bytes between elements survive.
-  auto host = dst.is_non_overlapping_and_dense() ? host_twin(dst, first, last - first) : download(dst);
+  // With dst's lazy bits, so that the stored bytes are dst's own (a written argument of the CPU fallback carries them).
+  auto host = with_math_bits_of(
+      dst.is_non_overlapping_and_dense() ? host_twin(dst, first, last - first) : download(dst), dst);
   if (at::has_internal_overlap(host) == at::MemOverlap::Yes) {
     write_repeating_elements(host, values);
   } else {
@@ -224,7 +236,7 @@ void HostCopies::note(const at::Tensor& t) {
 
 at::Tensor HostCopies::copy_of(const at::Tensor& t) {
   const auto [first, last] = covering_bytes(t);
-  if (last <= first) return host_twin(t, 0, 0);
+  if (last <= first) return with_math_bits_of(host_twin(t, 0, 0), t);
   Range& r = range_of(t);
   TORCH_INTERNAL_ASSERT(r.first <= first && last <= r.last, "HostCopies: a tensor was not noted");
   if (!r.buffer.defined()) {
@@ -232,7 +244,8 @@ at::Tensor HostCopies::copy_of(const at::Tensor& t) {
     copy_to_host(t, r.first, r.last, r.buffer.data_ptr());
   }
   const int64_t offset_elems = t.storage_offset() - r.first / static_cast<int64_t>(t.element_size());
-  return at::empty({0}, t.options().device(at::kCPU)).set_(r.buffer.storage(), offset_elems, t.sizes(), t.strides());
+  return with_math_bits_of(
+      at::empty({0}, t.options().device(at::kCPU)).set_(r.buffer.storage(), offset_elems, t.sizes(), t.strides()), t);
 }
 
 at::Tensor hal_tensor_over(c10::Storage storage, const at::Tensor& like) {

@@ -388,3 +388,28 @@ print("fallbacks", dict(torch.hal.fallback_stats()), "losses", [round(float(l), 
 def test_mlp_training_step_runs_on_spirv_kernels_only_and_matches_cpu(runtime, momentum):
     out = run_on_opencl(MLP_STEPS.replace("MOMENTUM", str(momentum)))
     assert "fallbacks {}" in out, out
+
+
+def test_a_target_outside_the_classes_raises_as_on_cpu(runtime):
+    # The loss kernels cannot raise: the target is checked on the device first (it gave a NaN loss and a zero
+    # gradient row). ignore_index stays allowed.
+    out = run_on_opencl("""
+import torch, torch_hal
+import torch.nn.functional as F
+logits = torch.randn(4, 5)
+for device in ("cpu", "hal:0"):
+    for bad in (5, -1, 99):
+        target = torch.tensor([0, 1, bad, 2], device=device)
+        try:
+            F.cross_entropy(logits.to(device), target)
+        except IndexError as e:
+            print(device, "IndexError", str(e).splitlines()[0])
+        else:
+            print(device, "no error")
+ok = F.cross_entropy(logits.to("hal:0"), torch.tensor([0, -100, 4, 2], device="hal:0"))
+print("ignored", torch.allclose(ok.cpu(), F.cross_entropy(logits, torch.tensor([0, -100, 4, 2]))))
+""")
+    for device in ("cpu", "hal:0"):
+        for bad in (5, -1, 99):
+            assert f"{device} IndexError Target {bad} is out of bounds." in out, out
+    assert "ignored True" in out, out

@@ -186,3 +186,28 @@ def test_host_path_results_are_ordinary_hal_tensors():
     nbytes = r.untyped_storage().nbytes()
     del r
     assert held - torch.hal.memory_allocated(device) >= nbytes  # its memory is hal memory, given back at once
+
+
+def test_matrix_products_apply_lazy_conjugate_and_negative_bits():
+    # x.conj() and x.mH reach mm, bmm, addmm and dot with the conjugate bit set, which those kernels apply
+    # themselves: the CPU tensors made for hal's must keep it (issue 39: cov and corrcoef of complex tensors were wrong).
+    for setting in ("1", "0"):
+        out = run_python("""
+import torch, torch_hal
+g = torch.Generator().manual_seed(0)
+x, y = (torch.randn(4, 4, dtype=torch.complex64, generator=g) for _ in range(2))
+v = torch.randn(5, dtype=torch.complex64, generator=g)
+r = torch.randn(4, 4, generator=g)
+X, Y, V, R = x.to("hal"), y.to("hal"), v.to("hal"), r.to("hal")
+cases = {
+    "mm": (torch.mm(X.conj(), Y), torch.mm(x.conj(), y)), "mH": (X.mH @ Y, x.mH @ y),
+    "bmm": (torch.bmm(X[None].conj(), Y[None]), torch.bmm(x[None].conj(), y[None])),
+    "addmm": (torch.addmm(X, X.conj(), Y), torch.addmm(x, x.conj(), y)),
+    "dot": (torch.dot(V.conj(), V), torch.dot(v.conj(), v)), "cov": (torch.cov(X), torch.cov(x)),
+    "neg view": (torch.mm(R._neg_view(), R), torch.mm(r._neg_view(), r)),
+}
+for name, (got, want) in cases.items():
+    torch.testing.assert_close(got.cpu(), want, msg=name)
+print("ok")
+""", TORCH_HAL_HOST_ACCESSIBLE=setting)
+        assert out.returncode == 0 and "ok" in out.stdout, out.stderr[-2000:]

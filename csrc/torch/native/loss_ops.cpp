@@ -1,9 +1,13 @@
 // nll_loss_forward / nll_loss_backward over the adapter's NLL_LOSS kernels (the functional nll_loss and
-// cross_entropy are composites that reach them). Input checks and messages follow ATen's; a target
-// outside [0, C) gives a NaN loss here, since the kernel cannot raise (see kernels/loss.cu).
+// cross_entropy are composites that reach them). Input checks and messages follow ATen's. A target outside
+// [0, C) raises ATen's IndexError before the kernel runs: the kernels cannot raise (they give a NaN loss and
+// a zero gradient row, kernels/nll_rules.cuh), and a silent NaN is the worse answer.
 #include <ATen/ops/empty.h>
+#include <ATen/ops/zeros.h>
 #include <c10/core/SymInt.h>
 #include <torch/library.h>
+
+#include <cmath>
 
 #include "native/native_first.h"
 
@@ -30,6 +34,29 @@ bool check_inputs(const at::Tensor& self, const at::Tensor& target, const at::Te
   return !weight.defined() || weight.scalar_type() == self.scalar_type();
 }
 
+constexpr int64_t kReductionSum = 2;
+
+// ATen's "Target 5 is out of bounds." for a target outside [0, C) that is not ignore_index. The loss kernel itself
+// finds such targets: over zero log-probabilities its terms are 0 except NaN for exactly those
+// (kernels/nll_rules.cuh), so their sum, read back, says whether one exists. It runs in float32, which every adapter
+// with NLL_LOSS serves for any target dtype. One synchronization per forward is the price of an error instead of a
+// NaN (torch.cuda's device-side assert leaves the process's GPU unusable).
+void check_targets(const at::Tensor& self, const at::Tensor& target, int64_t ignore_index) {
+  if (target.numel() == 0) return;
+  const at::Tensor zeros = at::zeros({1}, self.options().dtype(at::kFloat)).expand(self.sizes());
+  at::Tensor terms = at::empty({}, zeros.options());
+  at::Tensor weight = at::empty({}, zeros.options());
+  KernelArgs args;
+  args.input(zeros).input(target).absent_input().output(terms).output(weight).scalar(kReductionSum).scalar(ignore_index);
+  if (!launch(self.device().index(), HAL_OP_NLL_LOSS, args) || !std::isnan(terms.item<float>())) return;
+  const at::Tensor host = target.cpu().view(-1);  // the error's path: find the first such target
+  const int64_t n_classes = self.size(-1);
+  for (int64_t i = 0; i < host.numel(); ++i) {
+    const int64_t t = host[i].item<int64_t>();
+    TORCH_CHECK_INDEX(t == ignore_index || (t >= 0 && t < n_classes), "Target ", t, " is out of bounds.");
+  }
+}
+
 KernelArgs& add_optional(KernelArgs& args, const at::Tensor& t) { return t.defined() ? args.input(t) : args.absent_input(); }
 
 std::optional<std::tuple<at::Tensor, at::Tensor>> nll_loss_forward(const at::Tensor& self, const at::Tensor& target,
@@ -37,13 +64,15 @@ std::optional<std::tuple<at::Tensor, at::Tensor>> nll_loss_forward(const at::Ten
                                                                    int64_t reduction, c10::SymInt ignore_index) {
   const at::Tensor weight = weight_opt.has_value() ? *weight_opt : at::Tensor();
   if (!check_inputs(self, target, weight)) return std::nullopt;
+  const int64_t ignore = ignore_index.guard_int(__FILE__, __LINE__);
+  check_targets(self, target, ignore);
   at::Tensor output = reduction == kReductionNone && self.dim() == 2 ? at::empty({self.size(0)}, self.options())
                                                                      : at::empty({}, self.options());
   at::Tensor total_weight = at::empty({}, self.options());
   KernelArgs args;
   args.input(self).input(target);
   add_optional(args, weight);
-  args.output(output).output(total_weight).scalar(reduction).scalar(ignore_index.guard_int(__FILE__, __LINE__));
+  args.output(output).output(total_weight).scalar(reduction).scalar(ignore);
   if (!launch(self.device().index(), HAL_OP_NLL_LOSS, args)) return std::nullopt;
   return std::make_tuple(std::move(output), std::move(total_weight));
 }

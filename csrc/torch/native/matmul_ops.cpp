@@ -33,6 +33,9 @@ bool gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const
   if (!has_native_kernels(device)) return false;
   // Complex products (and complex alpha/beta): the ABI has no complex dtype; ATen's paths take them.
   if (!hal_dtype_of(out.scalar_type()).has_value() || beta.isComplex() || alpha.isComplex()) return false;
+  // A lazily negated operand (_neg_view, which ATen passes to matrix products as it is): the kernel reads stored
+  // values, so the host path, which applies the bit, takes it.
+  if (a.is_neg() || b.is_neg() || (c.defined() && c.is_neg())) return false;
   if (out.numel() == 0) return true;
   const at::Tensor ra = blas_readable(a), rb = blas_readable(b);
   const bool use_c = c.defined() && !(beta.isIntegral(true) ? beta.toLong() == 0 : beta.toDouble() == 0.0);
