@@ -1,5 +1,6 @@
 """Shared by every pytest suite: the package import, the fixture adapter libraries, subprocess runs."""
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +26,19 @@ def run_python(code: str, **env) -> subprocess.CompletedProcess:
     full_env = dict(os.environ, **{k: str(v) for k, v in env.items()})
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full_env,
                           cwd=REPO_ROOT, timeout=300)
+
+
+def run_pytest_child(test_file, *args, **env):
+    """Runs pytest on `test_file` in a child process with extra environment variables (for import-time
+    settings) and returns the counts of its summary line, {"passed": N, ...}, and the end of its output. The
+    child's exit status must be 0."""
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", str(test_file),
+                          *args], capture_output=True, text=True, cwd=REPO_ROOT, timeout=600,
+                         env=dict(os.environ, **{k: str(v) for k, v in env.items()}))
+    log = out.stdout[-4000:] + out.stderr[-2000:]
+    assert out.returncode == 0, log
+    summary = next(line for line in reversed(out.stdout.splitlines()) if " in " in line)
+    return {word: int(n) for n, word in re.findall(r"(\d+) (passed|failed|skipped|errors?)", summary)}, log
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 #include <atomic>
 
 #include "allocator.h"
@@ -18,6 +19,35 @@
 
 namespace torch_hal {
 namespace {
+
+// The values a thread made last for a few keys, replaced oldest first: the CPU storages and aliases below are
+// asked for again and again for the same hal tensors, op after op.
+template <class Key, class Value, size_t N = 8>
+class RecentValues {
+ public:
+  // The kept value of `key` that `still_valid` accepts, or nullptr.
+  template <class Valid>
+  const Value* find(Key key, Valid&& still_valid) const {
+    for (const auto& e : entries_) {
+      if (e.key == key && still_valid(e.value)) return &e.value;
+    }
+    return nullptr;
+  }
+  const Value& keep(Key key, Value value) {
+    Entry& slot = entries_[next_victim_++ % N];
+    slot.key = key;
+    slot.value = std::move(value);
+    return slot.value;
+  }
+
+ private:
+  struct Entry {
+    Key key{};
+    Value value;
+  };
+  std::array<Entry, N> entries_;
+  size_t next_victim_ = 0;
+};
 
 // The byte range [first, last) of the storage that the tensor's elements touch.
 std::pair<int64_t, int64_t> covering_bytes(const at::Tensor& t) {
@@ -49,27 +79,19 @@ at::Tensor host_twin(const at::Tensor& t, int64_t first_byte, int64_t bytes) {
 // afterwards. Each thread keeps the last few, one per hal storage: aliases of the same hal storage then share
 // one CPU storage, which is how ATen's overlap checks (and its views, is_alias_of, ...) recognize them.
 c10::Storage cpu_storage_over(const c10::Storage& hal) {
-  struct Entry {
-    const c10::StorageImpl* hal = nullptr;
-    c10::Storage cpu;
-  };
-  constexpr size_t kEntries = 8;
-  thread_local std::array<Entry, kEntries> cache;
-  thread_local size_t next_victim = 0;
+  thread_local RecentValues<const c10::StorageImpl*, c10::Storage> cache;
   void* data = const_cast<void*>(hal.data_ptr().get());
   // A kernel that grew an alias moved its CPU storage to new memory: then the entry no longer describes `hal`.
   // (An entry left by a freed hal storage whose address was reused describes the same bytes, so it still serves.)
-  for (auto& e : cache) {
-    if (e.hal == hal.unsafeGetStorageImpl() && e.cpu.data_ptr().get() == data && e.cpu.nbytes() == hal.nbytes()) {
-      return e.cpu;
-    }
+  if (const c10::Storage* kept = cache.find(hal.unsafeGetStorageImpl(), [&](const c10::Storage& cpu) {
+        return cpu.data_ptr().get() == data && cpu.nbytes() == hal.nbytes();
+      })) {
+    return *kept;
   }
-  Entry& slot = cache[next_victim++ % kEntries];
-  slot.hal = hal.unsafeGetStorageImpl();
-  slot.cpu = c10::Storage(c10::Storage::use_byte_size_t(), hal.nbytes(),
-                          c10::DataPtr(data, c10::Device(c10::DeviceType::CPU)), c10::GetCPUAllocator(),
-                          /*resizable=*/true);
-  return slot.cpu;
+  return cache.keep(hal.unsafeGetStorageImpl(),
+                    c10::Storage(c10::Storage::use_byte_size_t(), hal.nbytes(),
+                                 c10::DataPtr(data, c10::Device(c10::DeviceType::CPU)), c10::GetCPUAllocator(),
+                                 /*resizable=*/true));
 }
 
 // The lazy conjugate and negative bits of `from` on a CPU tensor made for it. ATen hands them to the kernels that
@@ -139,24 +161,14 @@ at::Tensor cpu_alias(const at::Tensor& t) {
   // Making an alias costs three allocations, as much as a small op itself; the same tensors (weights,
   // activations in a loop) come back op after op. So each thread keeps its last few aliases and reuses one
   // when it still matches and nothing else holds it (a kernel may have kept it, e.g. inside a view).
-  struct Entry {
-    const c10::TensorImpl* hal = nullptr;
-    at::Tensor alias;
-  };
-  constexpr size_t kEntries = 8;
-  thread_local std::array<Entry, kEntries> cache;
-  thread_local size_t next_victim = 0;
-  const auto* key = t.unsafeGetTensorImpl();
-  for (auto& e : cache) {
-    if (e.hal == key && e.alias.use_count() == 1 && alias_matches(e.alias, t) &&
-        e.alias.storage().is_alias_of(cpu_storage_over(t.storage()))) {
-      return e.alias;
-    }
+  thread_local RecentValues<const c10::TensorImpl*, at::Tensor> cache;
+  if (const at::Tensor* kept = cache.find(t.unsafeGetTensorImpl(), [&](const at::Tensor& alias) {
+        return alias.use_count() == 1 && alias_matches(alias, t) &&
+               alias.storage().is_alias_of(cpu_storage_over(t.storage()));
+      })) {
+    return *kept;
   }
-  Entry& slot = cache[next_victim++ % kEntries];
-  slot.hal = key;
-  slot.alias = make_cpu_alias(t);
-  return slot.alias;
+  return cache.keep(t.unsafeGetTensorImpl(), make_cpu_alias(t));
 }
 
 namespace {

@@ -3,16 +3,11 @@
 Most of them are about memory the CPU cannot address (copies, staging, the CPU fallback), which the host device
 also has with TORCH_HAL_HOST_ACCESSIBLE=0: without a GPU they run on it, in a child process (the setting is read
 at import; test_the_discrete_memory_cases_run_on_the_host_device_in_a_child), so that CI runs them."""
-import os
-import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import torch
 
-from conftest import gpu_hal_index
+from conftest import gpu_hal_index, run_pytest_child
 
 
 def _discrete_device():
@@ -161,13 +156,6 @@ def test_the_discrete_memory_cases_run_on_the_host_device_in_a_child():
     child's summary: one passed per case, two for the RNN case (LSTM and GRU), nothing skipped or failed)."""
     if _discrete_device() is not None:
         pytest.skip(f"{_discrete_device()} has no host access here: the cases ran in this process")
-    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", __file__,
-                          "-k", " or ".join(DISCRETE_CASES)],
-                         capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2], timeout=600,
-                         env=dict(os.environ, TORCH_HAL_HOST_ACCESSIBLE="0"))
-    log = out.stdout[-4000:] + out.stderr[-2000:]
-    assert out.returncode == 0, log
-    summary = next(line for line in reversed(out.stdout.splitlines()) if " in " in line)
-    counts = {word: int(n) for n, word in re.findall(r"(\d+) (passed|failed|skipped|errors?)", summary)}
+    counts, log = run_pytest_child(__file__, "-k", " or ".join(DISCRETE_CASES), TORCH_HAL_HOST_ACCESSIBLE="0")
     assert counts.get("passed") == len(DISCRETE_CASES) + 1 and not counts.get("failed") \
         and not counts.get("skipped"), (counts, log)

@@ -6,16 +6,12 @@ checks run on a laptop. A process with no adapter of two devices (CI, whose pyte
 runs them in a child process with TORCH_HAL_HOST_DEVICES=2 (the last test), since the device list is read at
 import; there the checks themselves skip, having run in the child.
 """
-import os
-import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import torch
 
 import torch_hal  # noqa: F401  (registers hal)
+from conftest import run_pytest_child
 
 
 def devices_of(adapter):
@@ -135,11 +131,5 @@ def test_the_checks_run_in_a_child_with_two_host_devices():
         pytest.skip(f"this process has a pair ({PAIR[0]}, {PAIR[1]}): the checks ran here")
     checks = [name for name in globals()
               if name.startswith("test_") and name != "test_the_checks_run_in_a_child_with_two_host_devices"]
-    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", __file__],
-                         capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2], timeout=600,
-                         env=dict(os.environ, TORCH_HAL_HOST_DEVICES="2"))
-    log = out.stdout[-4000:] + out.stderr[-2000:]
-    assert out.returncode == 0, log
-    summary = next(line for line in reversed(out.stdout.splitlines()) if " in " in line)
-    counts = {word: int(n) for n, word in re.findall(r"(\d+) (passed|failed|skipped|errors?)", summary)}
+    counts, log = run_pytest_child(__file__, TORCH_HAL_HOST_DEVICES="2")
     assert counts == {"passed": len(checks), "skipped": 1}, (counts, checks, log)
