@@ -196,12 +196,18 @@ class CpuKernelCall {
   // In-place and out= arguments: in alias mode the kernel wrote the hal bytes already, unless it had to
   // resize (new memory, adopted here) or restride them; in copy mode the values are uploaded.
   void write_back_mutated_arguments() {
+    for_each_written([this](const at::Tensor& hal, const at::Tensor& cpu) { sync_mutated(hal, cpu); });
+  }
+
+  // fn(hal tensor, the CPU tensor the kernel wrote in its place) for every in-place and out= tensor argument.
+  template <class Fn>
+  void for_each_written(Fn&& fn) {
     for (const auto& [i, cpu_arg] : cpu_written_) {
-      if (originals_[i].isTensor()) sync_mutated(originals_[i].toTensor(), cpu_arg.toTensor());
+      if (originals_[i].isTensor()) fn(originals_[i].toTensor(), cpu_arg.toTensor());
       if (originals_[i].isTensorList()) {
         auto hal_list = originals_[i].toTensorList();
         auto cpu_list = cpu_arg.toTensorList();
-        for (size_t k = 0; k < hal_list.size(); ++k) sync_mutated(hal_list[k], cpu_list[k]);
+        for (size_t k = 0; k < hal_list.size(); ++k) fn(hal_list[k], cpu_list[k]);
       }
     }
   }
@@ -241,14 +247,7 @@ class CpuKernelCall {
                                                     c10::Device(c10::DeviceType::CPU)));
       cpu_storage->set_nbytes(hal_storage.nbytes());
     };
-    for (const auto& [i, cpu_arg] : cpu_written_) {
-      if (originals_[i].isTensor()) release(originals_[i].toTensor(), cpu_arg.toTensor());
-      if (originals_[i].isTensorList()) {
-        auto hal_list = originals_[i].toTensorList();
-        auto cpu_list = cpu_arg.toTensorList();
-        for (size_t k = 0; k < hal_list.size(); ++k) release(hal_list[k], cpu_list[k]);
-      }
-    }
+    for_each_written(release);
   }
 
   c10::IValue to_hal_return(size_t j, const c10::IValue& v) {
