@@ -59,6 +59,17 @@ if [[ $with_tests -eq 1 ]]; then
 fi
 if [[ ${#pip_pkgs[@]} -gt 0 ]]; then "$PYTHON" -m pip install -q "${pip_pkgs[@]}"; fi
 
+# The training libraries of tests/python/test_integrations.py (torch_hal/integrations), at the versions tested,
+# with --no-deps and every dependency listed, so that pip never replaces the installed torch.
+if [[ $with_tests -eq 1 ]]; then
+  "$PYTHON" -m pip install -q --no-deps lightning==2.6.6 pytorch-lightning==2.6.6 lightning-utilities==0.15.3 \
+    torchmetrics==1.9.0 transformers==5.24.0 accelerate==1.15.0 huggingface_hub==2.4.0 safetensors==0.8.0 \
+    tokenizers==0.23.3 psutil==7.2.2 tqdm==4.70.1 typer==0.29.2 click==8.5.1 httpx2==2.16.2 httpcore2==2.16.2 \
+    h11==0.16.0 anyio==4.16.0 idna==3.20 hf-xet==1.8.0 shellingham==1.5.4 rich==15.0.0 markdown-it-py==4.3.0 \
+    mdurl==0.1.2 annotated-doc==0.0.7 truststore==0.10.5 typing_extensions==4.16.0 regex==2026.5.9 \
+    filelock==4.3.1 fsspec==2026.9.0 packaging==26.2 PyYAML==6.0.3
+fi
+
 # The OpenCL adapter's tests run on Intel's OpenCL CPU runtime (a pip download, unpacked under build/).
 if [[ $with_tests -eq 1 ]]; then bash scripts/opencl_cpu_runtime.sh; fi
 

@@ -1,0 +1,154 @@
+"""Training runs for test_integrations.py, one per process (accelerate's state is a per-process singleton, and the
+opt-in changes library defaults): ``python integrations_workers.py CASE DEVICE PRECISION``.
+
+CASE is lightning, pytorch_lightning, accelerate or transformers; DEVICE is hal (the run under
+``import torch_hal.integrations``) or cpu (the reference: the same library on the CPU, without the opt-in; for
+accelerate the plain PyTorch loop it wraps); PRECISION is 32, bf16 or fp16. Each rank prints one line
+``RESULT {json}``: the losses, the dtype and device of an activation seen by a forward hook inside autocast, the
+devices of the parameters while training, and the grad scaler's device.
+"""
+import json
+import os
+import sys
+import tempfile
+
+import torch
+
+CASE, DEVICE, PRECISION = sys.argv[1:4]
+DTYPE = {"32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[PRECISION]
+if DEVICE == "hal":
+    import torch_hal.integrations  # noqa: F401  (the opt-in under test)
+STEPS = 4
+seen = {"act": set(), "params": set()}
+
+
+def watch(linear: torch.nn.Module, model: torch.nn.Module) -> None:
+    def hook(module, inputs, output):
+        seen["act"].add(f"{output.dtype}@{output.device.type}")
+        seen["params"].update(p.device.type for p in model.parameters())
+    linear.register_forward_hook(hook)
+
+
+def report(losses, scaler=None, **extra):
+    result = {"losses": [float(x) for x in losses], "act": sorted(seen["act"]), "params": sorted(seen["params"]),
+              "scaler": getattr(scaler, "_device", None) if scaler is not None else None, **extra}
+    print("RESULT " + json.dumps(result), flush=True)
+
+
+def mlp_data():
+    g = torch.Generator().manual_seed(1)
+    return torch.randn(4 * STEPS, 8, generator=g), torch.randn(4 * STEPS, 1, generator=g)
+
+
+def mlp():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.ReLU(), torch.nn.Linear(32, 1))
+
+
+def run_lightning(package: str):
+    pl = __import__("lightning.pytorch" if package == "lightning" else package, fromlist=["Trainer"])
+
+    class Module(pl.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.net = mlp()
+            self.losses = []
+            watch(self.net[0], self)
+
+        def training_step(self, batch, index):
+            x, y = batch
+            loss = torch.nn.functional.mse_loss(self.net(x).float(), y)
+            self.losses.append(loss.detach())
+            return loss
+
+        def configure_optimizers(self):
+            return torch.optim.SGD(self.parameters(), lr=0.1)
+
+    x, y = mlp_data()
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=4)
+    precision = {"32": "32-true", "bf16": "bf16-mixed", "fp16": "16-mixed"}[PRECISION]
+    kwargs = dict(max_steps=STEPS, logger=False, enable_checkpointing=False, enable_progress_bar=False,
+                  enable_model_summary=False)
+    devices = int(os.environ.get("WORKER_DEVICES", "1"))
+    if devices > 1:
+        kwargs["strategy"] = "ddp"
+    if DEVICE == "hal":
+        trainer = pl.Trainer(accelerator="hal", devices=devices, precision=precision, **kwargs)
+    elif PRECISION == "fp16":
+        # Lightning turns 16-mixed into bf16 on the CPU; its own plugin with a CPU scaler is the same algorithm.
+        plugin = pl.plugins.precision.MixedPrecision("16-mixed", "cpu", scaler=torch.amp.GradScaler("cpu"))
+        trainer = pl.Trainer(accelerator="cpu", devices=devices, plugins=[plugin], **kwargs)
+    else:
+        trainer = pl.Trainer(accelerator="cpu", devices=devices, precision=precision, **kwargs)
+    module = Module()
+    trainer.fit(module, loader)
+    strategy = trainer.strategy
+    report(module.losses, getattr(trainer.precision_plugin, "scaler", None), rank=trainer.global_rank,
+           root_device=str(strategy.root_device), strategy=type(strategy).__name__,
+           backend=getattr(strategy, "process_group_backend", None),
+           weights=[p.detach().double().sum().item() for p in module.parameters()])
+
+
+def run_accelerate():
+    model, (x, y) = mlp(), mlp_data()
+    watch(model[0], model)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    losses = []
+    mixed = {"32": "no", "bf16": "bf16", "fp16": "fp16"}[PRECISION]
+    if DEVICE == "hal":
+        from accelerate import Accelerator
+        accelerator = Accelerator(mixed_precision=mixed)
+        model, optimizer = accelerator.prepare(model, optimizer)
+        for i in range(STEPS):
+            xb, yb = x[4 * i:4 * i + 4].to(accelerator.device), y[4 * i:4 * i + 4].to(accelerator.device)
+            with accelerator.autocast():
+                loss = torch.nn.functional.mse_loss(model(xb).float(), yb)
+            accelerator.backward(loss)
+            optimizer.step()
+            optimizer.zero_grad()
+            losses.append(loss.detach())
+        return report(losses, accelerator.scaler, device=str(accelerator.device))
+    # the loop accelerate runs, on the CPU: autocast, and a GradScaler for fp16
+    scaler = torch.amp.GradScaler("cpu") if PRECISION == "fp16" else None
+    for i in range(STEPS):
+        with torch.autocast("cpu", dtype=DTYPE, enabled=PRECISION != "32"):
+            loss = torch.nn.functional.mse_loss(model(x[4 * i:4 * i + 4]).float(), y[4 * i:4 * i + 4])
+        if scaler:
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+        else:
+            loss.backward()
+            optimizer.step()
+        optimizer.zero_grad()
+        losses.append(loss.detach())
+    report(losses, scaler, device="cpu")
+
+
+def run_transformers():
+    from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainingArguments
+
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(GPT2Config(n_layer=1, n_embd=32, n_head=2, vocab_size=64, n_positions=16))
+    watch(model.transformer.h[0].mlp.c_fc, model)
+    g = torch.Generator().manual_seed(1)
+    data = [{"input_ids": ids, "labels": ids} for ids in torch.randint(0, 64, (4 * STEPS, 16), generator=g)]
+    # fp16 on the CPU: accelerate runs no autocast there (it enables fp16 AMP only off the CPU), so the CPU
+    # reference of an fp16 run is the fp32 run, compared with fp16's tolerance.
+    cpu_fp16 = DEVICE == "cpu" and PRECISION == "fp16"
+    args = TrainingArguments(output_dir=tempfile.mkdtemp(), per_device_train_batch_size=4, max_steps=STEPS,
+                             logging_steps=1, report_to=[], save_strategy="no", learning_rate=1e-2,
+                             lr_scheduler_type="constant", dataloader_pin_memory=False, seed=0,
+                             use_cpu=DEVICE == "cpu", bf16=PRECISION == "bf16",
+                             fp16=PRECISION == "fp16" and not cpu_fp16)
+    trainer = Trainer(model=model, args=args, train_dataset=data)
+    trainer.train()
+    losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
+    report(losses, trainer.accelerator.scaler, device=str(args.device))
+
+
+if __name__ == "__main__":
+    if CASE in ("lightning", "pytorch_lightning"):
+        run_lightning(CASE)
+    else:
+        {"accelerate": run_accelerate, "transformers": run_transformers}[CASE]()
