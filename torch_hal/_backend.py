@@ -40,13 +40,14 @@ def register():
     _report_broken_adapters(_C.adapters(), verbose)
     devices = [_C.get_device_properties(i) for i in range(_C.device_count())]
     _run_backward_on_calling_thread(devices)
-    from torch_hal import compile, distributed, dlpack, exit_safety, multiprocessing_reductions
+    from torch_hal import compile, distributed, dlpack, exit_safety, multiprocessing_reductions, pytorch_gaps
 
     compile.install()
     exit_safety.install()
     multiprocessing_reductions.install()
     dlpack.install()
     distributed.install()
+    pytorch_gaps.install()
 
 
 def _run_backward_on_calling_thread(devices):

@@ -56,16 +56,22 @@ def _device_traces() -> List[List[Dict[str, Any]]]:
     return traces
 
 
-def _snapshot(device=None) -> Dict[str, Any]:
+def _snapshot(device=None, augment_with_fx_traces: bool = False) -> Dict[str, Any]:
     """torch.cuda.memory._snapshot() for hal: {"segments", "device_traces", "allocator_settings"}. Every
-    device is included, as in torch.cuda's; `device` is accepted for compatibility."""
-    return {"segments": memory_snapshot(), "device_traces": _device_traces(), "allocator_settings": {}}
+    device is included, as in torch.cuda's; `device` is accepted for compatibility. augment_with_fx_traces
+    adds FX node information to the frames of FX-generated code, as torch.cuda's does."""
+    snapshot = {"segments": memory_snapshot(), "device_traces": _device_traces(), "allocator_settings": {}}
+    if augment_with_fx_traces:
+        from torch._utils import _augment_memory_snapshot_stack_traces
+
+        snapshot = _augment_memory_snapshot_stack_traces(snapshot)
+    return snapshot
 
 
-def _dump_snapshot(filename: str = "dump_snapshot.pickle") -> None:
+def _dump_snapshot(filename: str = "dump_snapshot.pickle", augment_with_fx_traces: bool = False) -> None:
     """Writes _snapshot() as a pickle, the file https://pytorch.org/memory_viz opens."""
     with open(filename, "wb") as f:
-        pickle.dump(_snapshot(), f)
+        pickle.dump(_snapshot(augment_with_fx_traces=augment_with_fx_traces), f)
 
 
 def _record_memory_history(enabled="all", context="all", stacks="all", max_entries: int = sys.maxsize,

@@ -125,6 +125,8 @@ def existing_device(device) -> int:
 
 def coverage(device="hal") -> CoverageReport:
     """The coverage map of a hal device (index, "hal:N" or torch.device)."""
+    from torch_hal import pytorch_gaps
+
     index = existing_device(device)
     props = _C.get_device_properties(index)
     adapter = _AdapterQuestions(index)
@@ -137,6 +139,9 @@ def coverage(device="hal") -> CoverageReport:
         record = table.get(name)
         if record is not None:
             ops.append(_registered_op(name, record, adapter, cpu_path))
+        elif qualified in pytorch_gaps.UNSUPPORTED_OPS:
+            # torch_hal's own PrivateUse1 kernel that raises a clear error (quantized, sparse, nested tensors).
+            ops.append(OpCoverage(name, "unsupported", "pytorch_gaps", [], []))
         elif _has_kernel(qualified, "PrivateUse1"):
             # A PrivateUse1 kernel registered outside torch_hal's tables (by PyTorch or another extension):
             # it runs on the device by its own means.
