@@ -67,7 +67,8 @@ if [[ $with_tests -eq 1 ]]; then
     tokenizers==0.23.3 psutil==7.2.2 tqdm==4.70.1 typer==0.29.2 click==8.5.1 httpx2==2.16.2 httpcore2==2.16.2 \
     h11==0.16.0 anyio==4.16.0 idna==3.20 hf-xet==1.8.0 shellingham==1.5.4 rich==15.0.0 markdown-it-py==4.3.0 \
     mdurl==0.1.2 annotated-doc==0.0.7 truststore==0.10.5 typing_extensions==4.16.0 regex==2026.5.9 \
-    filelock==4.3.1 fsspec==2026.9.0 packaging==26.2 PyYAML==6.0.3
+    filelock==4.3.1 fsspec==2026.9.0 packaging==26.2 PyYAML==6.0.3 pydantic==2.13.4 pydantic_core==2.46.4 \
+    annotated-types==0.7.0 typing-inspection==0.4.2
 fi
 
 # The OpenCL adapter's tests run on Intel's OpenCL CPU runtime (a pip download, unpacked under build/).
