@@ -98,41 +98,28 @@ _TENSOR_METHODS = ("to", "new_empty", "new_empty_strided", "new_zeros", "new_one
                    "pin_memory")
 
 
-class _DeviceMeta(type):
-    def __instancecheck__(cls, obj):
-        return isinstance(obj, _RealDevice)
+def _stand_in(real: type, name: str) -> type:
+    """Stands in for the name torch.<name> of the C type `real` (torch.device, torch.Generator), which cannot be
+    patched: constructing it builds a real object with "cuda" mapped to hal, and isinstance/issubclass answer as
+    for the real type, so annotations, pickles and checks in user code keep working."""
 
-    def __subclasscheck__(cls, sub):
-        return issubclass(sub, _RealDevice)
+    class Meta(type):
+        def __instancecheck__(cls, obj):
+            return isinstance(obj, real)
 
+        def __subclasscheck__(cls, sub):
+            return issubclass(sub, real)
 
-class _Device(metaclass=_DeviceMeta):
-    """Stands in for the name torch.device: constructs real torch.device objects, "cuda" mapped to hal."""
+    class StandIn(metaclass=Meta):
+        def __new__(cls, *args, **kwargs):
+            return real(*(_map(a) for a in args), **{k: _map(v) for k, v in kwargs.items()})
 
-    def __new__(cls, *args, **kwargs):
-        return _RealDevice(*(_map(a) for a in args), **{k: _map(v) for k, v in kwargs.items()})
-
-
-_Device.__module__, _Device.__name__, _Device.__qualname__ = "torch", "device", "device"
-_Device.__doc__ = _RealDevice.__doc__
-
-_RealGenerator = torch.Generator
-
-
-class _GeneratorMeta(type):
-    def __instancecheck__(cls, obj):
-        return isinstance(obj, _RealGenerator)
-
-    def __subclasscheck__(cls, sub):
-        return issubclass(sub, _RealGenerator)
+    StandIn.__module__, StandIn.__name__, StandIn.__qualname__, StandIn.__doc__ = "torch", name, name, real.__doc__
+    return StandIn
 
 
-class _Generator(metaclass=_GeneratorMeta):
-    def __new__(cls, device="cpu"):
-        return _RealGenerator(_map(device))
-
-
-_Generator.__module__, _Generator.__name__, _Generator.__qualname__ = "torch", "Generator", "Generator"
+_Device = _stand_in(_RealDevice, "device")
+_Generator = _stand_in(torch.Generator, "Generator")
 
 
 def _tensor_cuda(self, device=None, non_blocking=False, memory_format=torch.preserve_format):
