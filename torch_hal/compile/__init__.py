@@ -5,7 +5,8 @@ earlier (importing it costs seconds):
   - the hal device interface of torch._dynamo (device_interface.py), for guards, streams, events and device
     properties in compiled code;
   - Inductor's code generation for hal (inductor_backends.py), chosen by the adapter of each graph's device;
-  - hal's convolution output layouts for fake tensors (conv_layout.py), which compiled graphs check against.
+  - hal's convolution output layouts for fake tensors (conv_layout.py), which compiled graphs check against;
+  - hal inputs for the models torch._inductor.aoti_load_package loads (aoti.py: torch.export and AOTInductor).
 
 The eager and aot_eager backends need nothing more than the device itself.
 """
@@ -31,6 +32,9 @@ def _register_conv_layout(module) -> None:
 
 
 def install() -> None:
+    from torch_hal.compile import aoti
+
+    aoti.install()
     after_import("torch._dynamo.device_interface", _register_device_interface)
     after_import("torch._subclasses.fake_impls", _register_conv_layout)
     after_import("torch._inductor.codegen.common", _register_inductor_backends)

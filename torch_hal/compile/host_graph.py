@@ -35,6 +35,7 @@ import hashlib
 from pathlib import Path
 
 import torch
+from torch._inductor.virtualized import V
 
 from torch_hal.compile import boundary_ops  # noqa: F401  (the fake kernels of the boundary ops)
 from torch_hal.compile.inductor_backends import recorded_device_indices
@@ -91,14 +92,40 @@ def rewrite_for_host(gm: torch.fx.GraphModule) -> None:
     gm.meta[_HOST_SAVED_FROM_KEY] = _first_saved_activation(output, len(outputs))
     hal_inputs = [n for n in graph.nodes if n.op == "placeholder" and _is_hal(n.meta.get("val"))]
     gm.meta[_HOST_INPUTS_KEY] = [n.target for n in hal_inputs]
+    aot = V.aot_compilation
     for node in graph.nodes:
+        if aot and node.op == "get_attr":
+            _constant_as_cpu_view(gm, node.target)
         if node.op == "call_function":
             node.args = _map(node.args, _cpu_device)
             node.kwargs = _map(node.kwargs, _cpu_device)
-        if node.op in ("placeholder", "call_function") and "val" in node.meta:
+        if (node.op in ("placeholder", "call_function") or aot and node.op == "get_attr") and "val" in node.meta:
             node.meta["val"] = _map(node.meta["val"], _cpu_twin)
     graph.lint()
     gm.recompile()
+
+
+def _constant_as_cpu_view(gm: torch.fx.GraphModule, target: str) -> None:
+    """AOTInductor builds a CPU model of a host graph (its package runs on the CPU runtime, torch_hal.compile.aoti
+    hands it hal memory): a hal constant of the graph (a parameter or buffer of the exported module, which
+    AOTInductor's unlifted module holds as an attribute of its own submodules) becomes its CPU view, which
+    AOTInductor serializes into the package as it does any CPU constant."""
+    *path, name = target.split(".")
+    owner = gm
+    for part in path:
+        owner = getattr(owner, part)
+    value = getattr(owner, name, None)
+    if not _is_hal(value):
+        return
+    view = torch.ops.torch_hal.cpu_view.default(value.detach())
+    if isinstance(value, torch.nn.Parameter):
+        view = torch.nn.Parameter(view, requires_grad=False)
+    if name in owner._parameters:
+        owner._parameters[name] = view
+    elif name in owner._buffers:
+        owner._buffers[name] = view
+    else:
+        setattr(owner, name, view)
 
 
 def host_input_names(graph_module) -> list:
@@ -135,6 +162,8 @@ def cpu_inputs_for_lowering(graph_module) -> None:
         if not getattr(self.module, "meta", {}).get(_HOST_GRAPH_KEY):
             return original(self, *args)
         result = original(self, *(_cpu_twin(a) for a in args))
+        if self.aot_mode:  # AOTInductor: a CPU model, which torch_hal.compile.aoti runs on hal memory
+            return result
         for index in recorded_device_indices(self.module):
             self.add_device_info(torch.device("hal", index))
         return result
