@@ -25,15 +25,12 @@ std::optional<c10::DeviceIndex> hal_device_driving(const at::Tensor& t) {
   for (int i = 0; i < count; ++i) {
     const hal::Device& d = device(static_cast<c10::DeviceIndex>(i));
     const char* adapter = d.adapter->name().c_str();
-    if ((std::strcmp(adapter, "nvidia") == 0 || std::strcmp(adapter, "amd") == 0) && d.local_index == t.device().index()) {
+    const bool gpu_adapter = std::strcmp(adapter, "nvidia") == 0 || std::strcmp(adapter, "amd") == 0;
+    if (gpu_adapter && d.local_index == t.device().index()) {
       return static_cast<c10::DeviceIndex>(i);
     }
   }
   return std::nullopt;
-}
-
-char* first_byte(const at::Tensor& t) {
-  return static_cast<char*>(const_cast<void*>(t.storage().data_ptr().get())) + t.storage_offset() * t.element_size();
 }
 
 // Waits for the work queued so far on the other accelerator's current stream of t's device: the producer of a
@@ -52,8 +49,8 @@ void copy_dense_bytes(const at::Tensor& src, const at::Tensor& dst, c10::DeviceI
   wait_for_other_accelerator(src_other ? src : dst);
   const auto stream = hal::current_stream(hal_device);
   call_core([&] {
-    hal::copy_device_to_device(hal_device, first_byte(dst), hal_device, first_byte(src), dst.nbytes(), stream,
-                               /*non_blocking=*/false);
+    hal::copy_device_to_device(hal_device, first_element_byte(dst), hal_device, first_element_byte(src), dst.nbytes(),
+                               stream, /*non_blocking=*/false);
   });
 }
 
@@ -64,6 +61,7 @@ bool is_accelerator_copy(const at::Tensor& src, const at::Tensor& dst) {
 }
 
 void copy_accelerator_tensor(const at::Tensor& src, const at::Tensor& dst) {
+  if (dst.numel() == 0) return;
   const at::Tensor& other = is_other_accelerator(src) ? src : dst;
   const at::Tensor& hal = is_hal(src) ? src : dst;
   const auto driving = hal_device_driving(other);
@@ -74,7 +72,9 @@ void copy_accelerator_tensor(const at::Tensor& src, const at::Tensor& dst) {
   }
   // hal's device for the GPU may be another than hal's tensor's (cuda:1 into hal:0): a hal peer copy then follows.
   const c10::DeviceIndex gpu = *driving;
-  if (src.dtype() == dst.dtype() && same_dense_layout(src, dst) && hal.device().index() == gpu) return copy_dense_bytes(src, dst, gpu);
+  if (src.dtype() == dst.dtype() && same_dense_layout(src, dst) && hal.device().index() == gpu) {
+    return copy_dense_bytes(src, dst, gpu);
+  }
   // Otherwise a dense tensor of the source's values on hal's device for that GPU, then each side's own copy_
   // converts dtype and layout on its device.
   const c10::Device hal_gpu(kHal, gpu);

@@ -169,7 +169,6 @@ at::Tensor copy_with_math_bits(const at::Tensor& src, const at::Tensor& dst) {
 at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
   const at::Tensor& src = self;
   const bool src_hal = is_hal(src), dst_hal = is_hal(dst);
-  if (dst.numel() == 0) return dst;
   if (is_accelerator_copy(src, dst)) {
     copy_accelerator_tensor(src, dst);
     return dst;
@@ -178,6 +177,7 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
               "; copy through the CPU first");
   TORCH_CHECK(dst_hal || dst.device().is_cpu(), "hal: cannot copy from ", src.device(), " to ", dst.device(),
               "; copy through the CPU first");
+  if (dst.numel() == 0) return dst;
   // ATen's copy_ hands devices it does not know to _copy_from before its TensorIterator runs the overlap
   // checks, so they are ours: a destination whose elements alias each other, or that partly overlaps its
   // source (a[1:].copy_(a[:-1])), raises as on CPU and cuda instead of giving order-dependent values.
@@ -199,15 +199,12 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
   }
 
   const bool same_layout = src.dtype() == dst.dtype() && same_dense_layout(src, dst);
-  auto byte_ptr = [](const at::Tensor& t) {
-    return static_cast<char*>(const_cast<void*>(t.storage().data_ptr().get())) + t.storage_offset() * t.element_size();
-  };
   const size_t nbytes = src.numel() * src.element_size();
   if (same_layout && src_hal && dst_hal) {
     // Device-to-device copies never block the host, as on CUDA: they are ordered on the stream.
     const auto d = dst.device().index();
     call_core([&] {
-      hal::copy_device_to_device(d, byte_ptr(dst), src.device().index(), byte_ptr(src), nbytes,
+      hal::copy_device_to_device(d, first_element_byte(dst), src.device().index(), first_element_byte(src), nbytes,
                                  hal::current_stream(d), /*non_blocking=*/true);
     });
     return dst;
@@ -215,7 +212,7 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
   if (same_layout && !src_hal) {
     const auto d = dst.device().index();
     call_core([&] {
-      hal::copy_host_to_device(d, byte_ptr(dst), byte_ptr(src), nbytes, hal::current_stream(d),
+      hal::copy_host_to_device(d, first_element_byte(dst), first_element_byte(src), nbytes, hal::current_stream(d),
                                hal::is_pinned(src.storage().data_ptr().get()), non_blocking);
     });
     return dst;
@@ -223,7 +220,7 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
   if (same_layout && !dst_hal) {
     const auto s = src.device().index();
     call_core([&] {
-      hal::copy_device_to_host(s, byte_ptr(dst), byte_ptr(src), nbytes, hal::current_stream(s),
+      hal::copy_device_to_host(s, first_element_byte(dst), first_element_byte(src), nbytes, hal::current_stream(s),
                                hal::is_pinned(dst.storage().data_ptr().get()), non_blocking);
     });
     return dst;

@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <array>
-#include <utility>
 #include <atomic>
+#include <utility>
 
 #include "allocator.h"
 #include "hal/copy_engine.h"
@@ -134,6 +134,10 @@ bool same_dense_layout(const at::Tensor& a, const at::Tensor& b) {
     if (a.size(d) > 1 && a.stride(d) != b.stride(d)) return false;
   }
   return true;
+}
+
+char* first_element_byte(const at::Tensor& t) {
+  return static_cast<char*>(const_cast<void*>(t.storage().data_ptr().get())) + t.storage_offset() * t.element_size();
 }
 
 bool is_host_accessible(c10::DeviceIndex index) {

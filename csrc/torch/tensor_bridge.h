@@ -20,6 +20,9 @@ bool is_host_accessible(c10::DeviceIndex device);
 // be copied as they are into the other. (The stride of a size-1 dimension is never used and may be anything.)
 bool same_dense_layout(const at::Tensor& a, const at::Tensor& b);
 
+// The address of the tensor's first element (its storage's bytes plus its offset), for copies of raw bytes.
+char* first_element_byte(const at::Tensor& t);
+
 // Waits for the work queued on the current stream of hal:device, so the CPU may touch its memory.
 void wait_for_current_stream(c10::DeviceIndex device);
 
