@@ -187,8 +187,8 @@ def test_memory_outside_the_device_is_refused(asic):
 
 
 def test_builds_alone_against_the_header(tmp_path):
-    """A copy of the plugin folder and of the ABI headers (adapter.h and the adapter_ops.h it includes), and
-    nothing else of torch_hal: it configures, builds and exports hal_adapter_query alone."""
+    """A copy of the plugin folder and of the ABI headers (adapter.h, the adapter_ops.h it includes and the op list
+    adapter_ops.def that this includes), and nothing else of torch_hal: it configures, builds and exports hal_adapter_query alone."""
     cmake = shutil.which("cmake")
     if cmake is None:
         pytest.fail("cmake is needed to build the plugin (scripts/setup.sh installs it)")
@@ -196,7 +196,7 @@ def test_builds_alone_against_the_header(tmp_path):
     shutil.copytree(REPO_ROOT / "vendor_adapters" / "example_asic", src)
     include = tmp_path / "sdk" / "include" / "torch_hal"
     include.mkdir(parents=True)
-    for header in ("adapter.h", "adapter_ops.h"):
+    for header in ("adapter.h", "adapter_ops.h", "adapter_ops.def"):
         shutil.copy(REPO_ROOT / "include" / "torch_hal" / header, include)
     build = tmp_path / "build"
     for cmd in ([cmake, "-S", str(src), "-B", str(build), f"-DTORCH_HAL_INCLUDE_DIR={include.parent}"],

@@ -21,7 +21,7 @@ RUNTIME = REPO_ROOT / "build" / "opencl_runtime" / "lib" / "libintelocl.so"
 KERNELS = REPO_ROOT / "vendor_adapters" / "spirv_kernels" / "kernels"
 TOOLS = ("clang-15", "llvm-spirv-15", "spirv-val")
 OPS = {m.group(1): int(m.group(2)) for m in re.finditer(
-    r"HAL_OP_(\w+)\s*=\s*(\d+)", (REPO_ROOT / "include" / "torch_hal" / "adapter_ops.h").read_text())}
+    r"HAL_(?:ELEMENTWISE_)?OP\((\w+), (\d+)", (REPO_ROOT / "include" / "torch_hal" / "adapter_ops.def").read_text())}
 
 
 def missing_means(message):

@@ -1,7 +1,9 @@
-// plan(): which family planner (plan_*.cpp) takes an op, and supports(), which answers the same without tensors.
+// plan(): which family planner (plan_*.cpp) takes an op, by the op's family in adapter_ops.def, and supports(),
+// which answers the same without tensors.
 #include "launch_plan.h"
 
 #include "kernels/elementwise_params.h"
+#include "kernels/op_families.h"
 #include "kernels/tensor_operands.h"
 #include "plan_support.h"
 
@@ -14,9 +16,18 @@ bool is_elementwise_float_op(hal_op_t op) {
   return info.arity > 0 && info.domain != hal_gpu::ew::Domain::IntOnly;
 }
 
-bool is_softmax_op(hal_op_t op) {
-  return op == HAL_OP_SOFTMAX || op == HAL_OP_LOG_SOFTMAX || op == HAL_OP_SOFTMAX_BACKWARD ||
-         op == HAL_OP_LOG_SOFTMAX_BACKWARD;
+// The ops this library has a planner for: within each family of adapter_ops.def, the ops its planner takes.
+bool is_planned(hal_op_t op) {
+  using hal_gpu::Family;
+  switch (hal_gpu::family_of(op)) {
+    case Family::elementwise: return op == HAL_OP_FILL || is_elementwise_float_op(op);
+    case Family::gemm: return true;
+    case Family::reduction: return detail::is_planned_reduction(op);
+    case Family::softmax: return true;
+    case Family::loss: return true;  // NLL
+    case Family::random: return op == HAL_OP_UNIFORM || op == HAL_OP_NORMAL;
+    default: return false;
+  }
 }
 
 bool is_fill_dtype(hal_dtype_t t) {
@@ -36,11 +47,8 @@ KernelArg KernelArg::of_pointer(const void* p) {
 
 bool supports(hal_op_t op, const hal_tensor_t* tensors, int32_t num_tensors) {
   if (module_bytes(Module::Elementwise).size == 0) return false;
-  const bool nll = op == HAL_OP_NLL_LOSS || op == HAL_OP_NLL_LOSS_BACKWARD;
-  if (!is_elementwise_float_op(op) && op != HAL_OP_FILL && op != HAL_OP_GEMM && op != HAL_OP_MATMUL &&
-      !detail::is_planned_reduction(op) && !is_softmax_op(op) && !nll && op != HAL_OP_UNIFORM && op != HAL_OP_NORMAL) {
-    return false;
-  }
+  if (!is_planned(op)) return false;
+  const bool nll = hal_gpu::family_of(op) == hal_gpu::Family::loss;
   for (int32_t i = 0; tensors != nullptr && i < num_tensors; ++i) {
     const hal_dtype_t t = tensors[i].dtype;
     const bool takes = op == HAL_OP_FILL ? is_fill_dtype(t)
@@ -58,24 +66,24 @@ hal_status_t op_supported(int32_t /*device*/, hal_op_t op, const hal_tensor_t* t
 hal_status_t plan(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
                   int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
                   std::vector<Launch>* launches) {
-  if (is_elementwise_float_op(op)) {
-    return detail::plan_elementwise(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
-  }
-  if (op == HAL_OP_FILL) return detail::plan_fill(outputs, num_outputs, scalars, num_scalars, launches);
-  if (op == HAL_OP_GEMM || op == HAL_OP_MATMUL) {
-    return detail::plan_gemm(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
-  }
-  if (detail::is_planned_reduction(op)) {
-    return detail::plan_reduce(op, inputs, num_inputs, outputs, num_outputs, launches);
-  }
-  if (is_softmax_op(op)) {
-    return detail::plan_softmax(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
-  }
-  if (op == HAL_OP_NLL_LOSS || op == HAL_OP_NLL_LOSS_BACKWARD) {
-    return detail::plan_nll_loss(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
-  }
-  if (op == HAL_OP_UNIFORM || op == HAL_OP_NORMAL) {
-    return detail::plan_random(op, outputs, num_outputs, scalars, num_scalars, num_inputs, launches);
+  if (!is_planned(op)) return HAL_STATUS_NOT_SUPPORTED;
+  using hal_gpu::Family;
+  switch (hal_gpu::family_of(op)) {
+    case Family::elementwise:
+      if (op == HAL_OP_FILL) return detail::plan_fill(outputs, num_outputs, scalars, num_scalars, launches);
+      return detail::plan_elementwise(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
+    case Family::gemm:
+      return detail::plan_gemm(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
+    case Family::reduction:
+      return detail::plan_reduce(op, inputs, num_inputs, outputs, num_outputs, launches);
+    case Family::softmax:
+      return detail::plan_softmax(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
+    case Family::loss:
+      return detail::plan_nll_loss(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
+    case Family::random:
+      return detail::plan_random(op, outputs, num_outputs, scalars, num_scalars, num_inputs, launches);
+    default:
+      break;
   }
   return HAL_STATUS_NOT_SUPPORTED;
 }

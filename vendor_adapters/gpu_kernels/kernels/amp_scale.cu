@@ -7,7 +7,7 @@
 #include "kernels/kernel_launch.h"
 #include "kernels/op_call.h"
 #include "kernels/tensor_access.cuh"
-#include "kernels/training_ops.h"
+#include "kernels/op_call.h"
 
 namespace hal_gpu {
 namespace {
@@ -35,7 +35,7 @@ double as_double(const hal_scalar_t& s) {
 
 }  // namespace
 
-hal_status_t launch_amp_update_scale(const OpCall& call) {
+hal_status_t launch_amp_scale(const OpCall& call) {
   if (call.op != HAL_OP_AMP_UPDATE_SCALE || call.num_inputs != 1 || call.num_outputs != 2 || call.scalars == nullptr ||
       call.num_scalars < 3) {
     return HAL_STATUS_NOT_SUPPORTED;

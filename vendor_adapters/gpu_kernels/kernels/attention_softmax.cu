@@ -16,7 +16,7 @@
 
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
-#include "kernels/training_ops.h"
+#include "kernels/op_call.h"
 
 namespace hal_gpu {
 namespace {

@@ -20,7 +20,8 @@
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
 #include "kernels/launch_config.cuh"
-#include "kernels/norm_pool.h"
+#include "kernels/op_call.h"
+#include "kernels/param_vector.cuh"
 
 namespace hal_gpu {
 namespace {
@@ -28,30 +29,6 @@ namespace {
 constexpr int kFlatThreads = 256;               // channels-first stage 1, and the elementwise passes
 constexpr int kColumnTile = 32, kRowLanes = 8;  // channels-last stage 1
 
-// A [C] operand that may be absent (weight, bias, running statistics), of any floating dtype.
-struct Vec {
-  char* base = nullptr;
-  DType dtype = DType::Unsupported;
-  int64_t stride = 0;
-  int32_t elem_size = 0;
-};
-Vec vec_of(const hal_tensor_t& t) {
-  Vec v;
-  if (is_absent(t)) return v;
-  v.base = element0(t);
-  v.dtype = dtype_of(t.dtype);
-  v.elem_size = dtype_size(v.dtype);
-  v.stride = t.ndim >= 1 ? t.strides[t.ndim - 1] : 0;
-  return v;
-}
-template <class Acc>
-__device__ __forceinline__ Acc vec_at(const Vec& v, int64_t j, Acc absent_value) {
-  return v.base ? load_as<Acc>(v.base + j * v.stride * v.elem_size, v.dtype) : absent_value;
-}
-template <class Acc>
-__device__ __forceinline__ void vec_store(const Vec& v, int64_t j, Acc value) {
-  if (v.base) store_from<Acc>(v.base + j * v.stride * v.elem_size, v.dtype, value);
-}
 
 // ---- Welford triples ------------------------------------------------------------------------------
 template <class Acc>

@@ -26,48 +26,26 @@ struct Params {
 
 // Which compute types an op accepts: the host refuses other combinations before launching.
 enum class Domain : uint8_t { Any, FloatOnly, IntOnly };
+// The op's own scalar, after its scalar operands: none, a number (alpha), or an integer choice (DIV's rounding).
+enum class Scalar : uint8_t { None, Value, Mode };
+// Whether a 16-byte-per-thread kernel exists for the op (elementwise_vectorized.cu).
+enum class Path : uint8_t { Generic, Vectorized };
 
 struct OpInfo {
-  int32_t arity = 0;  // number of inputs; 0 for ids this family does not know
+  int32_t arity = 0;  // number of inputs; 0 for ids that are not elementwise math (FILL, ARANGE, other families)
   Domain domain = Domain::Any;
-  int32_t own_scalars = 0;  // how many of the op's own scalars follow the scalar operands
+  int32_t own_scalars = 0;  // how many of the op's own scalars follow the scalar operands (0 or 1)
+  Scalar scalar = Scalar::None;
+  Path path = Path::Generic;
 };
 
+// adapter_ops.def's HAL_ELEMENTWISE_OP lines.
 constexpr OpInfo op_info(int32_t op) {
   switch (op) {
-    case HAL_OP_COPY: case HAL_OP_RELU: case HAL_OP_NEG: case HAL_OP_ABS: case HAL_OP_FLOOR: case HAL_OP_CEIL:
-    case HAL_OP_ROUND: case HAL_OP_TRUNC: case HAL_OP_SIGN: case HAL_OP_LOGICAL_NOT: case HAL_OP_ISNAN:
-    case HAL_OP_ISINF: case HAL_OP_SQUARE:
-      return {1, Domain::Any, 0};
-    case HAL_OP_EXP: case HAL_OP_LOG: case HAL_OP_SQRT: case HAL_OP_RSQRT: case HAL_OP_SIN: case HAL_OP_COS:
-    case HAL_OP_TANH: case HAL_OP_SIGMOID: case HAL_OP_SILU: case HAL_OP_RECIPROCAL: case HAL_OP_LOG1P:
-    case HAL_OP_EXPM1: case HAL_OP_ERF: case HAL_OP_LOG2: case HAL_OP_EXP2:
-      return {1, Domain::FloatOnly, 0};
-    case HAL_OP_GELU: case HAL_OP_LEAKY_RELU:
-      return {1, Domain::FloatOnly, 1};
-    case HAL_OP_BITWISE_NOT:
-      return {1, Domain::IntOnly, 0};
-    case HAL_OP_ADD: case HAL_OP_SUB: case HAL_OP_DIV: case HAL_OP_THRESHOLD_BACKWARD:
-      return {2, Domain::Any, 1};
-    case HAL_OP_MUL: case HAL_OP_POW: case HAL_OP_MAXIMUM: case HAL_OP_MINIMUM: case HAL_OP_REMAINDER:
-    case HAL_OP_FMOD: case HAL_OP_EQ: case HAL_OP_NE: case HAL_OP_LT: case HAL_OP_LE: case HAL_OP_GT:
-    case HAL_OP_GE: case HAL_OP_LOGICAL_AND: case HAL_OP_LOGICAL_OR: case HAL_OP_LOGICAL_XOR:
-    case HAL_OP_CLAMP_MIN: case HAL_OP_CLAMP_MAX:
-      return {2, Domain::Any, 0};
-    case HAL_OP_ATAN2: case HAL_OP_SIGMOID_BACKWARD: case HAL_OP_TANH_BACKWARD: case HAL_OP_SILU_BACKWARD:
-      return {2, Domain::FloatOnly, 0};
-    case HAL_OP_GELU_BACKWARD: case HAL_OP_LEAKY_RELU_BACKWARD:
-      return {2, Domain::FloatOnly, 1};
-    case HAL_OP_BITWISE_AND: case HAL_OP_BITWISE_OR: case HAL_OP_BITWISE_XOR:
-      return {2, Domain::IntOnly, 0};
-    case HAL_OP_WHERE: case HAL_OP_CLAMP:
-      return {3, Domain::Any, 0};
-    case HAL_OP_ADDCMUL:
-      return {3, Domain::Any, 1};
-    case HAL_OP_ADDCDIV:
-      return {3, Domain::FloatOnly, 1};
-    case HAL_OP_LERP:
-      return {3, Domain::FloatOnly, 0};
+#define HAL_ELEMENTWISE_OP(NAME, id, arity, domain, scalar, path) \
+  case HAL_OP_##NAME:                                             \
+    return {arity, Domain::domain, Scalar::scalar == Scalar::None ? 0 : 1, Scalar::scalar, Path::path};
+#include "torch_hal/adapter_ops.def"
   }
   return {};
 }
@@ -346,36 +324,17 @@ __device__ __forceinline__ T apply_op(const T* v, const Params<T>& p) {
   else return ternary_op<OP, T>(v[0], v[1], v[2], p);
 }
 
-// Every op id by arity, for the runtime switch of the generic kernels.
-#define HAL_EW_UNARY_OPS(X)                                                                                       \
-  X(HAL_OP_COPY) X(HAL_OP_RELU) X(HAL_OP_NEG) X(HAL_OP_ABS) X(HAL_OP_EXP) X(HAL_OP_LOG) X(HAL_OP_SQRT)            \
-  X(HAL_OP_RSQRT) X(HAL_OP_SIN) X(HAL_OP_COS) X(HAL_OP_TANH) X(HAL_OP_SIGMOID) X(HAL_OP_GELU) X(HAL_OP_SILU)      \
-  X(HAL_OP_RECIPROCAL) X(HAL_OP_FLOOR) X(HAL_OP_CEIL) X(HAL_OP_ROUND) X(HAL_OP_TRUNC) X(HAL_OP_SIGN)              \
-  X(HAL_OP_LOG1P) X(HAL_OP_EXPM1) X(HAL_OP_ERF) X(HAL_OP_LOGICAL_NOT) X(HAL_OP_BITWISE_NOT) X(HAL_OP_ISNAN)      \
-  X(HAL_OP_LOG2) X(HAL_OP_EXP2) X(HAL_OP_LEAKY_RELU) X(HAL_OP_ISINF) X(HAL_OP_SQUARE)
-#define HAL_EW_BINARY_OPS(X)                                                                                      \
-  X(HAL_OP_ADD) X(HAL_OP_SUB) X(HAL_OP_MUL) X(HAL_OP_DIV) X(HAL_OP_POW) X(HAL_OP_MAXIMUM) X(HAL_OP_MINIMUM)       \
-  X(HAL_OP_REMAINDER) X(HAL_OP_FMOD) X(HAL_OP_ATAN2) X(HAL_OP_EQ) X(HAL_OP_NE) X(HAL_OP_LT) X(HAL_OP_LE)          \
-  X(HAL_OP_GT) X(HAL_OP_GE) X(HAL_OP_LOGICAL_AND) X(HAL_OP_LOGICAL_OR) X(HAL_OP_LOGICAL_XOR)                     \
-  X(HAL_OP_BITWISE_AND) X(HAL_OP_BITWISE_OR) X(HAL_OP_BITWISE_XOR) X(HAL_OP_CLAMP_MIN) X(HAL_OP_CLAMP_MAX)       \
-  X(HAL_OP_THRESHOLD_BACKWARD) X(HAL_OP_GELU_BACKWARD) X(HAL_OP_SIGMOID_BACKWARD) X(HAL_OP_TANH_BACKWARD)       \
-  X(HAL_OP_SILU_BACKWARD) X(HAL_OP_LEAKY_RELU_BACKWARD)
-#define HAL_EW_TERNARY_OPS(X) \
-  X(HAL_OP_WHERE) X(HAL_OP_CLAMP) X(HAL_OP_ADDCMUL) X(HAL_OP_ADDCDIV) X(HAL_OP_LERP)
-
-// The op chosen at run time (the branch is uniform across a launch, so it costs no divergence).
+// The op chosen at run time (the branch is uniform across a launch, so it costs no divergence): every
+// elementwise op of adapter_ops.def of this arity.
 template <int ARITY, class T>
 __device__ __forceinline__ T apply_runtime(int32_t op, const T* v, const Params<T>& p) {
-#define HAL_EW_CASE(id) \
-  case id: return apply_op<id, T>(v, p);
-  if constexpr (ARITY == 1) {
-    switch (op) { HAL_EW_UNARY_OPS(HAL_EW_CASE) }
-  } else if constexpr (ARITY == 2) {
-    switch (op) { HAL_EW_BINARY_OPS(HAL_EW_CASE) }
-  } else {
-    switch (op) { HAL_EW_TERNARY_OPS(HAL_EW_CASE) }
+  switch (op) {
+#define HAL_ELEMENTWISE_OP(NAME, id, arity, domain, scalar, path) \
+  case HAL_OP_##NAME:                                             \
+    if constexpr (arity == ARITY) return apply_op<HAL_OP_##NAME, T>(v, p);  \
+    break;
+#include "torch_hal/adapter_ops.def"
   }
-#undef HAL_EW_CASE
   return T(0);
 }
 

@@ -20,16 +20,15 @@ T scalar_as(const hal_scalar_t& s) {
   }
 }
 
-// The op's own scalars (`own` points at the first; ew::op_info(op).own_scalars of them) as the kernels'
-// Params: DIV's rounding and GELU's approximation are modes, every other own scalar is a value.
+// The op's own scalar (`own` points at it; adapter_ops.def says whether there is one and which kind) as the
+// kernels' Params: a mode (DIV's rounding, GELU's approximation) or a value (alpha, negative_slope, ...).
 template <class T>
 ew::Params<T> params_of(int32_t op, const hal_scalar_t* own) {
   ew::Params<T> p;
-  if (ew::op_info(op).own_scalars == 0) return p;
-  if (op == HAL_OP_DIV || op == HAL_OP_GELU || op == HAL_OP_GELU_BACKWARD) {
-    p.mode = static_cast<int32_t>(scalar_as<int64_t>(*own));
-  } else {
-    p.s0 = scalar_as<T>(*own);
+  switch (ew::op_info(op).scalar) {
+    case ew::Scalar::None: break;
+    case ew::Scalar::Mode: p.mode = static_cast<int32_t>(scalar_as<int64_t>(*own)); break;
+    case ew::Scalar::Value: p.s0 = scalar_as<T>(*own); break;
   }
   return p;
 }

@@ -5,7 +5,8 @@
 #include "kernels/launch_config.cuh"
 // Vectorized elementwise kernels for the hot ops of training: one 16-byte load per tensor operand and
 // thread per step, computed in float, grid-stride. One kernel per (storage type, op) so the op's math is
-// inlined; the op list is deliberately short to keep compile time down (others take the generic path).
+// inlined; only the ops adapter_ops.def marks Vectorized have one, to keep compile time down (others take the
+// generic path).
 
 namespace hal_gpu::ew {
 namespace {
@@ -100,15 +101,6 @@ hal_status_t launch_op(const VectorizedCall& c) {
 
 }  // namespace
 
-// The ops with a vectorized kernel: those a training or inference step runs on its largest tensors.
-#define HAL_EW_VECTORIZED_OPS(X)                                                                             \
-  X(HAL_OP_COPY) X(HAL_OP_RELU) X(HAL_OP_NEG) X(HAL_OP_EXP) X(HAL_OP_SQRT) X(HAL_OP_RSQRT) X(HAL_OP_SIGMOID) \
-  X(HAL_OP_TANH) X(HAL_OP_SILU) X(HAL_OP_GELU) X(HAL_OP_RECIPROCAL) X(HAL_OP_SQUARE) X(HAL_OP_ABS)           \
-  X(HAL_OP_ADD) X(HAL_OP_SUB) X(HAL_OP_MUL) X(HAL_OP_DIV) X(HAL_OP_POW) X(HAL_OP_MAXIMUM) X(HAL_OP_MINIMUM)  \
-  X(HAL_OP_CLAMP_MIN) X(HAL_OP_CLAMP_MAX) X(HAL_OP_THRESHOLD_BACKWARD) X(HAL_OP_GELU_BACKWARD)               \
-  X(HAL_OP_SIGMOID_BACKWARD) X(HAL_OP_TANH_BACKWARD) X(HAL_OP_SILU_BACKWARD) X(HAL_OP_WHERE) X(HAL_OP_CLAMP)  \
-  X(HAL_OP_ADDCMUL) X(HAL_OP_ADDCDIV) X(HAL_OP_LERP)
-
 hal_status_t launch_vectorized(const VectorizedCall& c) {
   if (c.dtype != DType::F32 && c.dtype != DType::F16 && c.dtype != DType::BF16) return HAL_STATUS_NOT_SUPPORTED;
   if (!aligned(c.out, 16)) return HAL_STATUS_NOT_SUPPORTED;
@@ -120,10 +112,17 @@ hal_status_t launch_vectorized(const VectorizedCall& c) {
     if (!aligned(c.in[k], need)) return HAL_STATUS_NOT_SUPPORTED;
   }
   if (c.op == HAL_OP_WHERE && c.in[0] == nullptr) return HAL_STATUS_NOT_SUPPORTED;
-#define HAL_EW_VECTORIZED_CASE(id) \
-  case id: return launch_op<id>(c);
-  switch (c.op) { HAL_EW_VECTORIZED_OPS(HAL_EW_VECTORIZED_CASE) }
-#undef HAL_EW_VECTORIZED_CASE
+  // The ops adapter_ops.def marks Vectorized: those a training or inference step runs on its largest tensors.
+  switch (c.op) {
+#define HAL_EW_VECTORIZED_CASE_Vectorized(NAME) \
+  case HAL_OP_##NAME:                           \
+    return launch_op<HAL_OP_##NAME>(c);
+#define HAL_EW_VECTORIZED_CASE_Generic(NAME)
+#define HAL_ELEMENTWISE_OP(NAME, id, arity, domain, scalar, path) HAL_EW_VECTORIZED_CASE_##path(NAME)
+#include "torch_hal/adapter_ops.def"
+#undef HAL_EW_VECTORIZED_CASE_Vectorized
+#undef HAL_EW_VECTORIZED_CASE_Generic
+  }
   return HAL_STATUS_NOT_SUPPORTED;
 }
 

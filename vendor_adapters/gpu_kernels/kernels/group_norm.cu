@@ -17,35 +17,11 @@
 #include "kernels/adapter_services.h"
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
-#include "kernels/norm_pool.h"
+#include "kernels/op_call.h"
+#include "kernels/param_vector.cuh"
 
 namespace hal_gpu {
 namespace {
-
-// A vector operand that may be absent (weight, bias, statistics), of any floating dtype.
-struct Vec {
-  char* base = nullptr;
-  DType dtype = DType::Unsupported;
-  int64_t stride = 0;
-  int32_t elem_size = 0;
-};
-Vec vec_of(const hal_tensor_t& t) {
-  Vec v;
-  if (is_absent(t)) return v;
-  v.base = element0(t);
-  v.dtype = dtype_of(t.dtype);
-  v.elem_size = dtype_size(v.dtype);
-  v.stride = t.ndim >= 1 ? t.strides[t.ndim - 1] : 0;
-  return v;
-}
-template <class Acc>
-__device__ __forceinline__ Acc vec_at(const Vec& v, int64_t j, Acc absent_value) {
-  return v.base ? load_as<Acc>(v.base + j * v.stride * v.elem_size, v.dtype) : absent_value;
-}
-template <class Acc>
-__device__ __forceinline__ void vec_store(const Vec& v, int64_t j, Acc value) {
-  if (v.base) store_from<Acc>(v.base + j * v.stride * v.elem_size, v.dtype, value);
-}
 
 int threads_for_row(int64_t n) {
   int64_t t = ((n + 31) / 32) * 32;

@@ -15,6 +15,7 @@
 #include "kernels/adapter_services.h"
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
+#include "kernels/param_vector.cuh"
 
 namespace hal_gpu {
 namespace {
@@ -22,26 +23,6 @@ namespace {
 __device__ __forceinline__ float rsqrt_acc(float v) { return rsqrtf(v); }
 __device__ __forceinline__ double rsqrt_acc(double v) { return rsqrt(v); }
 
-// A [N] vector operand that may be absent (then its value is `absent_value`).
-struct Vec {
-  const char* base = nullptr;
-  DType dtype = DType::Unsupported;
-  int64_t stride = 0;
-  int32_t elem_size = 0;
-};
-Vec vec_of(const hal_tensor_t& t) {
-  Vec v;
-  if (is_absent(t)) return v;
-  v.base = element0(t);
-  v.dtype = dtype_of(t.dtype);
-  v.elem_size = dtype_size(v.dtype);
-  v.stride = t.ndim >= 1 ? t.strides[t.ndim - 1] : 0;
-  return v;
-}
-template <class Acc>
-__device__ __forceinline__ Acc vec_at(const Vec& v, int64_t j, Acc absent_value) {
-  return v.base ? load_as<Acc>(v.base + j * v.stride * v.elem_size, v.dtype) : absent_value;
-}
 
 template <class T, class Acc>
 __global__ void layer_norm_forward(const T* x, Vec weight, Vec bias, T* y, Acc* mean_out, Acc* rstd_out, int64_t M,

@@ -18,7 +18,7 @@
 #include "kernels/kernel_launch.h"
 #include "kernels/op_call.h"
 #include "kernels/tensor_access.cuh"
-#include "kernels/training_ops.h"
+#include "kernels/op_call.h"
 #include "kernels/vector_norm.cuh"
 
 namespace hal_gpu {

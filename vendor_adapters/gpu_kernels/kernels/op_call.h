@@ -1,5 +1,5 @@
 // One native op launch as the GPU kernel library's families receive it, and the families' entry points.
-// launch_op (op_dispatch.cpp) routes an op id to the family that owns it; each family returns
+// launch_op (op_dispatch.cpp) routes an op id to the family that owns it (op_families.h); each family returns
 // HAL_STATUS_NOT_SUPPORTED, having done nothing, for ops, dtypes or layouts it does not handle, so the core
 // falls back. Plain C++ (no vendor headers) so that host-compiled files can include it.
 #pragma once
@@ -34,29 +34,15 @@ struct OpCall {
   int32_t num_scalars;
 };
 
-// Elementwise unary/binary/ternary ops, activation backward ops, FILL, COPY, ARANGE (elementwise.cu).
-hal_status_t launch_elementwise(const OpCall& call);
-// SUM..STD (reduce.cu).
-hal_status_t launch_reduction(const OpCall& call);
-// SOFTMAX.., LAYER_NORM.., NLL_LOSS.., EMBEDDING_BACKWARD (softmax.cu, layer_norm.cu, loss.cu, embedding.cu).
-hal_status_t launch_softmax(const OpCall& call);
-hal_status_t launch_layer_norm(const OpCall& call);
-hal_status_t launch_loss(const OpCall& call);
-hal_status_t launch_embedding(const OpCall& call);
-// INDEX_SELECT, GATHER, SCATTER, INDEX_PUT (indexing.cu).
-hal_status_t launch_indexing(const OpCall& call);
-// UNIFORM, NORMAL, BERNOULLI, RANDPERM (random.cu).
-hal_status_t launch_random(const OpCall& call);
-// MATMUL, GEMM through cuBLAS (gemm.cpp).
-hal_status_t launch_gemm(const OpCall& call);
-// FOREACH: one elementwise op over many groups of tensors in one launch (multi_tensor.cu).
-hal_status_t launch_multi_tensor(const OpCall& call);
-// Batch/group/RMS norm, pooling, upsampling: ops 900..999 (norm_pool.cpp routes them to batch_norm.cu,
-// group_norm.cu, pooling.cu, upsample.cu).
-hal_status_t launch_norm_pool(const OpCall& call);
-// Ops of a training step outside the families above: 1210..1299 (training_ops.cpp routes them to
-// triangular.cu, scan.cu, multi_tensor_norm.cu, amp_scale.cu, sort.cu; ALL, ANY and VECTOR_NORM are reductions).
-hal_status_t launch_training_ops(const OpCall& call);
+// Each kernel family's entry point, launch_<family>, declared from adapter_ops.def's family list: the
+// library's own families (LIBRARY) in their .cu files, the GEMM family in each adapter's gemm.cpp (its BLAS).
+// VENDOR families (convolution) are the adapter's own business.
+#define HAL_GPU_DECLARE_LIBRARY(family) hal_status_t launch_##family(const OpCall& call);
+#define HAL_GPU_DECLARE_VENDOR(family)
+#define HAL_FAMILY(family, provider) HAL_GPU_DECLARE_##provider(family)
+#include "torch_hal/adapter_ops.def"
+#undef HAL_GPU_DECLARE_LIBRARY
+#undef HAL_GPU_DECLARE_VENDOR
 
 // Records the per-thread message that the adapter's get_last_error() returns; returns `status`.
 hal_status_t fail(hal_status_t status, const char* message);

@@ -15,7 +15,7 @@
 
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
-#include "kernels/norm_pool.h"
+#include "kernels/op_call.h"
 #include "kernels/spatial_index.cuh"
 
 namespace hal_gpu {

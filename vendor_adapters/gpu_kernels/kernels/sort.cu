@@ -16,7 +16,7 @@
 #include "kernels/lines.cuh"
 #include "kernels/op_call.h"
 #include "kernels/tensor_access.cuh"
-#include "kernels/training_ops.h"
+#include "kernels/op_call.h"
 
 namespace hal_gpu {
 namespace {

@@ -11,7 +11,7 @@
 #include "kernels/launch_config.cuh"
 #include "kernels/op_call.h"
 #include "kernels/tensor_access.cuh"
-#include "kernels/training_ops.h"
+#include "kernels/op_call.h"
 
 namespace hal_gpu {
 namespace {
