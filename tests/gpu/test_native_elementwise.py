@@ -43,7 +43,7 @@ def run_both(fn, *cpu_args, device, dtype=None):
 
 UNARY_FLOAT = [torch.exp, torch.log, torch.sqrt, torch.rsqrt, torch.sin, torch.cos, torch.tanh, torch.sigmoid,
                torch.reciprocal, torch.log1p, torch.expm1, torch.erf, torch.log2, torch.exp2, F.silu, F.gelu,
-               lambda x: F.gelu(x, approximate="tanh"), lambda x: F.leaky_relu(x, 0.1)]
+               lambda x: F.gelu(x, approximate="tanh"), lambda x: F.leaky_relu(x, 0.1), F.hardswish, F.hardsigmoid]
 UNARY_ANY = [torch.neg, torch.abs, torch.floor, torch.ceil, torch.round, torch.trunc, torch.sign, torch.relu]
 
 
@@ -172,9 +172,29 @@ def test_activation_backward(gpu_device, dtype):
         lambda g, x: torch.ops.aten.tanh_backward(g, torch.tanh(x)),
         lambda g, x: torch.ops.aten.silu_backward(g, x),
         lambda g, x: torch.ops.aten.leaky_relu_backward(g, x, 0.01, False),
+        torch.ops.aten.hardswish_backward,
+        torch.ops.aten.hardsigmoid_backward,
     ]
     for fn in ops:
         run_both(fn, g, x, device=gpu_device)
+
+
+def test_hard_activations_at_their_corners(gpu_device):
+    """hardswish and hardsigmoid are piecewise: the values at and beside -3 and 3, NaN and the infinities, forward
+    and backward, in place and out=, as PyTorch computes them. (The gradient at exactly -3 and 3, and of NaN, is
+    left out: PyTorch's own CPU kernels answer differently in their vectorized and scalar loops there.)"""
+    x = torch.tensor([-float("inf"), -3.5, -3.0, -2.999, -0.0, 0.0, 1.0, 2.999, 3.0, 3.001, float("inf"),
+                      float("nan")])
+    for fn in (F.hardswish, F.hardsigmoid):
+        run_both(fn, x, device=gpu_device)
+        run_both(lambda t, fn=fn: fn(t.clone(), inplace=True), x, device=gpu_device)
+    x = torch.tensor([-float("inf"), -3.5, -3.001, -2.999, -0.0, 0.0, 1.0, 2.999, 3.001, float("inf")])
+    g = torch.linspace(-2, 2, x.numel())
+    for fn in (torch.ops.aten.hardswish_backward, torch.ops.aten.hardsigmoid_backward):
+        run_both(fn, g, x, device=gpu_device)
+    run_both(lambda t: torch.ops.aten.hardswish.out(t, out=torch.empty_like(t)), x, device=gpu_device)
+    run_both(lambda a, t: torch.ops.aten.hardsigmoid_backward.grad_input(a, t, grad_input=torch.empty_like(t)),
+             g, x, device=gpu_device)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)

@@ -1,5 +1,5 @@
-// Activations and their backward ops: gelu, silu, leaky_relu and threshold/gelu/sigmoid/tanh/silu/
-// leaky_relu backward (relu is in arithmetic_ops.cpp).
+// Activations and their backward ops: gelu, silu, leaky_relu, hardswish, hardsigmoid and threshold/gelu/sigmoid/
+// tanh/silu/leaky_relu/hardswish/hardsigmoid backward (relu is in arithmetic_ops.cpp).
 #include "native/elementwise_forms.h"
 
 namespace torch_hal::native {
@@ -98,6 +98,16 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
              backward<HAL_OP_SIGMOID_BACKWARD>);
   HAL_NATIVE(m, sigmoid_backward_grad_input, "sigmoid_backward.grad_input", launches(HAL_OP_SIGMOID_BACKWARD),
              backward_out<HAL_OP_SIGMOID_BACKWARD>);
+  HAL_NATIVE_UNARY(m, hardswish, "hardswish", HAL_OP_HARDSWISH, Form::Unary);
+  HAL_NATIVE(m, hardswish_backward, "hardswish_backward", launches(HAL_OP_HARDSWISH_BACKWARD),
+             backward<HAL_OP_HARDSWISH_BACKWARD>);
+  HAL_NATIVE(m, hardswish_backward_out, "hardswish_backward.out", launches(HAL_OP_HARDSWISH_BACKWARD),
+             backward_out<HAL_OP_HARDSWISH_BACKWARD>);
+  HAL_NATIVE_UNARY(m, hardsigmoid, "hardsigmoid", HAL_OP_HARDSIGMOID, Form::Unary);
+  HAL_NATIVE(m, hardsigmoid_backward, "hardsigmoid_backward", launches(HAL_OP_HARDSIGMOID_BACKWARD),
+             backward<HAL_OP_HARDSIGMOID_BACKWARD>);
+  HAL_NATIVE(m, hardsigmoid_backward_grad_input, "hardsigmoid_backward.grad_input",
+             launches(HAL_OP_HARDSIGMOID_BACKWARD), backward_out<HAL_OP_HARDSIGMOID_BACKWARD>);
   HAL_NATIVE(m, tanh_backward, "tanh_backward", launches(HAL_OP_TANH_BACKWARD), backward<HAL_OP_TANH_BACKWARD>);
   HAL_NATIVE(m, tanh_backward_grad_input, "tanh_backward.grad_input", launches(HAL_OP_TANH_BACKWARD),
              backward_out<HAL_OP_TANH_BACKWARD>);

@@ -185,6 +185,15 @@ __device__ __forceinline__ T gelu_backward(T dy, T x, int32_t approximate) {
   return dy * (cdf + x * pdf);
 }
 
+// hardswish's and hardsigmoid's gate, min(max(x + 3, 0), 6), with std::min/std::max's NaN behaviour (PyTorch's
+// kernels use them): a NaN x gives NaN.
+template <class T>
+__device__ __forceinline__ T hard_gate(T x) {
+  const T r = x + T(3);
+  const T low = r < T(0) ? T(0) : r;
+  return T(6) < low ? T(6) : low;
+}
+
 template <int OP, class T>
 __device__ __forceinline__ T unary_op(T a, const Params<T>& p) {
   if constexpr (OP == HAL_OP_COPY) return a;
@@ -228,6 +237,8 @@ __device__ __forceinline__ T unary_op(T a, const Params<T>& p) {
   else if constexpr (OP == HAL_OP_LOG2) return m_log2(a);
   else if constexpr (OP == HAL_OP_EXP2) return m_exp2(a);
   else if constexpr (OP == HAL_OP_LEAKY_RELU) return a > T(0) ? a : a * p.s0;
+  else if constexpr (OP == HAL_OP_HARDSWISH) return a * hard_gate(a) / T(6);
+  else if constexpr (OP == HAL_OP_HARDSIGMOID) return hard_gate(a) / T(6);
   else return T(0);
 }
 
@@ -293,6 +304,10 @@ __device__ __forceinline__ T binary_op(T a, T b, const Params<T>& p) {
     const T s = sigmoid(b);
     return a * s * (T(1) + b * (T(1) - s));
   } else if constexpr (OP == HAL_OP_LEAKY_RELU_BACKWARD) return b > T(0) ? a : a * p.s0;
+  else if constexpr (OP == HAL_OP_HARDSWISH_BACKWARD) {
+    if (b < T(-3)) return T(0);
+    return b <= T(3) ? a * (b / T(3) + T(0.5)) : a;
+  } else if constexpr (OP == HAL_OP_HARDSIGMOID_BACKWARD) return (b > T(-3) && b < T(3)) ? a / T(6) : T(0);
   else return T(0);
 }
 
