@@ -303,7 +303,7 @@ hal_status_t group_norm_backward(const OpCall& call, int64_t N, int64_t C, int64
                                                         D);
 }
 
-hal_status_t launch_group_norm_op(const OpCall& call) {
+hal_status_t run_group_norm(const OpCall& call) {
   const bool is_backward = call.op == HAL_OP_GROUP_NORM_BACKWARD;
   if (is_backward ? (call.num_inputs != 5 || call.num_outputs != 3 || !has_scalars(call, 1))
                   : (call.num_inputs != 3 || call.num_outputs != 3 || !has_scalars(call, 2))) {
@@ -391,7 +391,7 @@ hal_status_t rms_norm_backward(const OpCall& call, int64_t M, int64_t N) {
                                                        0, call.stream, partial, vec_of(dw), chunks, N);
 }
 
-hal_status_t launch_rms_norm_op(const OpCall& call) {
+hal_status_t run_rms_norm(const OpCall& call) {
   const bool is_backward = call.op == HAL_OP_RMS_NORM_BACKWARD;
   if (is_backward ? (call.num_inputs != 4 || call.num_outputs != 2)
                   : (call.num_inputs != 2 || call.num_outputs != 2 || !has_scalars(call, 1))) {
@@ -423,10 +423,10 @@ hal_status_t launch_group_norm(const OpCall& call) {
   switch (call.op) {
     case HAL_OP_GROUP_NORM:
     case HAL_OP_GROUP_NORM_BACKWARD:
-      return launch_group_norm_op(call);
+      return run_group_norm(call);
     case HAL_OP_RMS_NORM:
     case HAL_OP_RMS_NORM_BACKWARD:
-      return launch_rms_norm_op(call);
+      return run_rms_norm(call);
     default:
       return fail(HAL_STATUS_NOT_SUPPORTED, "group_norm family: unknown op");
   }
