@@ -8,7 +8,7 @@
 #include <cstdlib>
 
 #include "hal/environment.h"
-#include "hal_context.h"
+#include "runtime/hal_context.h"
 
 namespace torch_hal::distributed {
 namespace {

@@ -3,8 +3,8 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 
 #include "distributed/hal_work.h"
-#include "hal_context.h"
-#include "native/native_launch.h"
+#include "runtime/hal_context.h"
+#include "dispatch/native_launch.h"
 
 namespace torch_hal::distributed {
 namespace {
