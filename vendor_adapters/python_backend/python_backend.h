@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/python_gil.h"
 #include "torch_hal/adapter.h"
 
 // The opaque handles of adapter.h for Python backends: streams remember nothing (commands complete at
@@ -135,40 +136,13 @@ class PythonBackend {
   bool release_scheduled_ = false;
 };
 
-// Whether Python is past the point where the GIL may be taken (Py_IsFinalizing is public from 3.13).
-inline bool python_is_usable() {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsInitialized() && !Py_IsFinalizing();
-#else
-  return Py_IsInitialized() && !_Py_IsFinalizing();
-#endif
-}
-
-// True once any Python backend has been registered.
-bool python_backends_registered();
-
-// Lets go of the GIL for its scope when this thread holds it and a Python backend exists. The allocator
-// calls a Python backend's allocate_memory under its lock, taking the GIL; a thread that held the GIL
-// while waiting for that lock (freeing a tensor, allocating one) would deadlock with it. So the glue
-// enters the allocator without the GIL (allocator.cpp).
-class GilReleasedAroundCoreLock {
- public:
-  GilReleasedAroundCoreLock();
-  ~GilReleasedAroundCoreLock();
-  GilReleasedAroundCoreLock(const GilReleasedAroundCoreLock&) = delete;
-  GilReleasedAroundCoreLock& operator=(const GilReleasedAroundCoreLock&) = delete;
-
- private:
-  PyThreadState* saved_ = nullptr;
-};
-
 // Registers `backend` (a torch_hal.CustomDeviceBackend) as an adapter and returns its new hal indices.
 // At most kMaxPythonBackends may be registered in one process.
 std::vector<int> register_python_backend(pybind11::object backend, const std::string& name,
                                          const std::string& description, const pybind11::list& properties,
                                          const pybind11::dict& hooks, pybind11::object memory_copy_type);
 
-// torch_hal._C._register_python_backend and _C._max_python_backends.
+// torch_hal._C._register_python_backend and _C.MAX_PYTHON_BACKENDS.
 void bind_python_backends(pybind11::module_& m);
 
 }  // namespace torch_hal

@@ -10,8 +10,8 @@
 
 #include <pybind11/stl.h>
 
-#include "runtime/hal_context.h"
 #include "python_backend/python_backend.h"
+#include "runtime/hal_context.h"
 
 namespace py = pybind11;
 
@@ -24,7 +24,6 @@ std::mutex g_slots_mutex;                                             // guards 
 std::array<std::unique_ptr<PythonBackend>, kMaxPythonBackends>& g_slots =
     *new std::array<std::unique_ptr<PythonBackend>, kMaxPythonBackends>();
 std::array<hal_adapter_t, kMaxPythonBackends> g_tables;
-std::atomic<bool> g_any_registered{false};
 
 template <int S>
 PythonBackend& backend() {
@@ -102,18 +101,6 @@ hal_device_properties_t properties_from(const py::dict& d) {
 
 }  // namespace
 
-bool python_backends_registered() { return g_any_registered.load(std::memory_order_relaxed); }
-
-GilReleasedAroundCoreLock::GilReleasedAroundCoreLock() {
-  if (python_backends_registered() && python_is_usable() && PyGILState_Check()) {
-    saved_ = PyEval_SaveThread();
-  }
-}
-
-GilReleasedAroundCoreLock::~GilReleasedAroundCoreLock() {
-  if (saved_) PyEval_RestoreThread(saved_);
-}
-
 std::vector<int> register_python_backend(py::object backend, const std::string& name, const std::string& description,
                                          const py::list& properties, const py::dict& hooks,
                                          py::object memory_copy_type) {
@@ -137,7 +124,7 @@ std::vector<int> register_python_backend(py::object backend, const std::string& 
   g_tables[slot].name = g_slots[slot]->name().c_str();
   g_tables[slot].description = g_slots[slot]->description().c_str();
   // Its free path must not hold the GIL while waiting for a lock held by a thread that wants the GIL.
-  g_any_registered.store(true);
+  note_python_backend_registered();
   try {
     return call_core([&] { return registry().register_adapter_table(&g_tables[slot], "python:" + name, nullptr); });
   } catch (...) {

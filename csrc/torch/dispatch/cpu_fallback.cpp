@@ -10,20 +10,20 @@
 #include <mutex>
 
 #include "dispatch/device_scan.h"
-#include "runtime/generator.h"
-#include "runtime/hal_context.h"
-#include "hal/environment.h"
 #include "dispatch/kernel_table.h"
 #include "dispatch/output_capture.h"
-#include "profiler/device_spans.h"
 #include "dispatch/tensor_bridge.h"
+#include "hal/environment.h"
+#include "profiler/device_spans.h"
+#include "runtime/generator.h"
+#include "runtime/hal_context.h"
 
 namespace torch_hal {
 namespace {
 
 using Stack = std::vector<c10::IValue>;
 
-// TORCH_HAL_STRICT, read at import by read_op_path_switches().
+// TORCH_HAL_STRICT, read at import by read_op_path_switches() (below).
 std::atomic<bool> g_strict{false};
 
 // TORCH_HAL_TRACE_OPS=1 prints every op that reaches this file, with the path it takes: the quickest
@@ -311,11 +311,19 @@ void reset_fallback_stats() {
 bool strict_mode() { return g_strict.load(); }
 bool trace_ops() { return g_trace_ops.load(std::memory_order_relaxed); }
 
+void set_strict_mode(bool strict) { g_strict.store(strict); }
+
+namespace {
+
+// Reads TORCH_HAL_STRICT and TORCH_HAL_TRACE_OPS at import; throws hal::Error(BadConfig) for a bad value.
 void read_op_path_switches() {
   g_strict.store(hal::env_flag("TORCH_HAL_STRICT", false));
   g_trace_ops.store(hal::env_flag("TORCH_HAL_TRACE_OPS", false));
 }
-void set_strict_mode(bool strict) { g_strict.store(strict); }
+// The first import check: before TORCH_HAL_BLOCKING_WAIT (20, distributed) and attention's limits (30, ops).
+const ImportCheck kReadOpPathSwitches(10, &read_op_path_switches);
+
+}  // namespace
 
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&run_on_cpu_kernel>());

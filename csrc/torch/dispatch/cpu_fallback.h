@@ -26,8 +26,7 @@ void reset_fallback_stats();
 bool strict_mode();
 void set_strict_mode(bool strict);
 // Whether TORCH_HAL_TRACE_OPS asks for each op's path on stderr (kernels that choose a path say so too).
+// TORCH_HAL_STRICT and TORCH_HAL_TRACE_OPS are read at import (an import check of runtime/hal_context.h).
 bool trace_ops();
-// Reads TORCH_HAL_STRICT and TORCH_HAL_TRACE_OPS (at import); throws hal::Error(BadConfig) for a bad value.
-void read_op_path_switches();
 
 }  // namespace torch_hal

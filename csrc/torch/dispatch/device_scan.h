@@ -5,8 +5,8 @@
 #include <ATen/core/Tensor.h>
 #include <c10/util/Exception.h>
 
-#include "runtime/hal_context.h"
 #include "dispatch/tensor_bridge.h"
+#include "runtime/hal_context.h"
 
 namespace torch_hal {
 

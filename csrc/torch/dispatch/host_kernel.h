@@ -17,8 +17,8 @@
 #include "dispatch/cpu_fallback.h"
 #include "dispatch/device_scan.h"
 #include "dispatch/output_capture.h"
-#include "profiler/device_spans.h"
 #include "dispatch/tensor_bridge.h"
+#include "profiler/device_spans.h"
 
 namespace torch_hal {
 namespace host_path {

@@ -6,8 +6,8 @@
 
 #include "hal/op_names.h"
 #include "hal/streams.h"
-#include "runtime/hal_context.h"
 #include "profiler/device_spans.h"
+#include "runtime/hal_context.h"
 
 namespace torch_hal::native {
 namespace {

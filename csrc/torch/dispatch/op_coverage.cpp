@@ -3,9 +3,9 @@
 #include <pybind11/stl.h>
 #include <torch/csrc/utils/pybind.h>
 
-#include "runtime/hal_context.h"
 #include "dispatch/kernel_table.h"
 #include "dispatch/native_launch.h"
+#include "runtime/hal_context.h"
 
 namespace py = pybind11;
 

@@ -4,11 +4,10 @@
 
 #include <cstring>
 
-#include "runtime/allocator.h"
-#include "hal/caching_allocator.h"
-#include "runtime/hal_context.h"
-#include "runtime/registration.h"
 #include "dispatch/tensor_bridge.h"
+#include "hal/caching_allocator.h"
+#include "runtime/allocator.h"
+#include "runtime/hal_context.h"
 
 namespace torch_hal {
 namespace {

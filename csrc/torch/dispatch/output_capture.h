@@ -18,6 +18,9 @@
 
 namespace torch_hal {
 
+// Wraps the CPU allocator in the router described above: once, at `import torch_hal` (after register_hooks).
+void install_output_capture_allocator();
+
 class OutputCaptureScope {
  public:
   explicit OutputCaptureScope(c10::DeviceIndex device);

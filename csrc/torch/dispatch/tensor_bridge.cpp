@@ -12,9 +12,9 @@
 #include <atomic>
 #include <utility>
 
-#include "runtime/allocator.h"
 #include "hal/copy_engine.h"
 #include "hal/streams.h"
+#include "runtime/allocator.h"
 #include "runtime/hal_context.h"
 
 namespace torch_hal {

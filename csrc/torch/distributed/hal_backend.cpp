@@ -2,9 +2,9 @@
 
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 
+#include "dispatch/native_launch.h"
 #include "distributed/hal_work.h"
 #include "runtime/hal_context.h"
-#include "dispatch/native_launch.h"
 
 namespace torch_hal::distributed {
 namespace {

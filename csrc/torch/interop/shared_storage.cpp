@@ -10,11 +10,11 @@
 #include <memory>
 #include <string>
 
-#include "runtime/allocator.h"
 #include "hal/ipc.h"
 #include "hal/streams.h"
+#include "runtime/allocator.h"
 #include "runtime/hal_context.h"
-#include "python_backend/python_backend.h"
+#include "runtime/python_gil.h"
 
 namespace py = pybind11;
 

@@ -34,11 +34,11 @@
 #include <mutex>
 #include <vector>
 
+#include "dispatch/native_first.h"
+#include "hal/environment.h"
 #include "ops/attention_result.h"
 #include "runtime/generator.h"
-#include "hal/environment.h"
 #include "runtime/hal_context.h"
-#include "dispatch/native_first.h"
 
 namespace torch_hal::native {
 namespace {
@@ -46,9 +46,15 @@ namespace {
 constexpr double kDefaultWorkspaceMiB = 256;
 constexpr double kDefaultSavedMiB = 64;
 
+void validate_attention_limits();
+
+// Both limits are validated at import too (an import check of runtime/hal_context.h), after the op paths'
+// switches (10) and TORCH_HAL_BLOCKING_WAIT (20).
+const ImportCheck kValidateAttentionLimits(30, &validate_attention_limits);
+
 }  // namespace
 
-// Read at every call, so that a process (a test) can change it; validated at import too (hal_context.cpp).
+// Read at every call, so that a process (a test) can change it; validated at import too (kValidateAttentionLimits).
 size_t attention_workspace_limit_bytes() {
   const double mib = call_core([] { return hal::env_decimal("TORCH_HAL_ATTENTION_WORKSPACE_MB", 1 << 20); })
                          .value_or(kDefaultWorkspaceMiB);
@@ -60,6 +66,15 @@ size_t attention_saved_probabilities_limit_bytes() {
                          .value_or(kDefaultSavedMiB);
   return static_cast<size_t>(mib * 1024 * 1024);
 }
+
+namespace {
+
+void validate_attention_limits() {
+  attention_workspace_limit_bytes();
+  attention_saved_probabilities_limit_bytes();
+}
+
+}  // namespace
 
 namespace {
 

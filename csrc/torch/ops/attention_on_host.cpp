@@ -5,9 +5,9 @@
 #include <ATen/ops/empty.h>
 #include <torch/library.h>
 
+#include "dispatch/tensor_bridge.h"
 #include "ops/attention_mask.h"
 #include "ops/attention_result.h"
-#include "dispatch/tensor_bridge.h"
 
 namespace torch_hal::native {
 namespace {

@@ -24,13 +24,13 @@
 #include <iostream>
 
 #include "dispatch/cpu_fallback.h"
+#include "dispatch/native_first.h"
+#include "dispatch/tensor_bridge.h"
 #include "ops/attention_by_gemm.h"
 #include "ops/attention_mask.h"
 #include "ops/attention_on_host.h"
 #include "ops/attention_result.h"
 #include "runtime/hal_context.h"
-#include "dispatch/native_first.h"
-#include "dispatch/tensor_bridge.h"
 
 namespace torch_hal::native {
 namespace {

@@ -11,8 +11,8 @@
 #include <initializer_list>
 #include <optional>
 
-#include "ops/elementwise_launch.h"
 #include "dispatch/native_first.h"
+#include "ops/elementwise_launch.h"
 
 namespace torch_hal::native {
 

@@ -19,8 +19,8 @@
 #include <ATen/ops/result_type_native.h>
 #include <torch/library.h>
 
-#include "ops/foreach_launch.h"
 #include "dispatch/kernel_table.h"
+#include "ops/foreach_launch.h"
 
 namespace torch_hal::native {
 namespace {

@@ -18,8 +18,8 @@
 
 #include <limits>
 
-#include "runtime/generator.h"
 #include "dispatch/native_first.h"
+#include "runtime/generator.h"
 
 namespace torch_hal::native {
 namespace {

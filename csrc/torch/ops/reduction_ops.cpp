@@ -11,8 +11,8 @@
 #include <tuple>
 #include <vector>
 
-#include "ops/host_integer_sum.h"
 #include "dispatch/native_first.h"
+#include "ops/host_integer_sum.h"
 
 namespace torch_hal::native {
 namespace {

@@ -7,23 +7,25 @@
 #include <torch/csrc/Generator.h>
 #include <torch/csrc/utils/pybind.h>
 
-#include "runtime/allocator.h"
 #include "compile/generated_code_calls.h"
 #include "compile/host_graph_ops.h"
 #include "dispatch/cpu_fallback.h"
+#include "dispatch/op_coverage.h"
+#include "dispatch/output_capture.h"
 #include "distributed/python_bindings.h"
-#include "interop/dlpack_capsule.h"
-#include "runtime/generator.h"
 #include "hal/caching_allocator.h"
 #include "hal/environment.h"
 #include "hal/fork_guard.h"
 #include "hal/pinned_memory.h"
 #include "hal/streams.h"
-#include "runtime/hal_context.h"
-#include "interop/shared_storage.h"
+#include "interop/dlpack_capsule.h"
 #include "interop/memory_history.h"
-#include "dispatch/op_coverage.h"
+#include "interop/shared_storage.h"
 #include "python_backend/python_backend.h"
+#include "runtime/allocator.h"
+#include "runtime/generator.h"
+#include "runtime/hal_context.h"
+#include "runtime/python_gil.h"
 #include "runtime/registration.h"
 
 namespace py = pybind11;
@@ -124,7 +126,7 @@ PYBIND11_MODULE(_C, m) {
   });
   m.def("abi_version", [] { return std::to_string(HAL_ABI_VERSION_MAJOR) + "." + std::to_string(HAL_ABI_VERSION_MINOR); });
 
-  const auto without_gil = py::call_guard<GilReleasedAroundCoreLock>();  // python_backend.h
+  const auto without_gil = py::call_guard<GilReleasedAroundCoreLock>();  // runtime/python_gil.h
 
   // devices
   m.def("device_type_id", [] { return static_cast<int>(kHal); });

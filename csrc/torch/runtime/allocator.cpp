@@ -9,7 +9,7 @@
 #include "hal/caching_allocator.h"
 #include "hal/copy_engine.h"
 #include "runtime/hal_context.h"
-#include "python_backend/python_backend.h"
+#include "runtime/python_gil.h"
 
 namespace torch_hal {
 namespace {

@@ -3,9 +3,9 @@
 // reaches the HAL core through this one class.
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
-#include "runtime/allocator.h"
 #include "hal/event.h"
 #include "hal/streams.h"
+#include "runtime/allocator.h"
 #include "runtime/hal_context.h"
 
 namespace torch_hal {

@@ -1,8 +1,8 @@
 #include "runtime/hal_context.h"
 
-#include "dispatch/cpu_fallback.h"
+#include <map>
+
 #include "hal/environment.h"
-#include "ops/attention_by_gemm.h"
 
 namespace torch_hal {
 namespace {
@@ -14,17 +14,22 @@ std::string& lib_dir() {
 
 thread_local c10::DeviceIndex tls_current_device = 0;
 
+// Function-local: checks register during static initialization, in any order of translation units.
+std::multimap<int, void (*)()>& import_checks() {
+  static std::multimap<int, void (*)()> checks;
+  return checks;
+}
+
 }  // namespace
+
+void register_import_check(int order, void (*check)()) { import_checks().emplace(order, check); }
 
 void initialize(const std::string& package_lib_dir) {
   // A bad setting raises here, at import, rather than at the first allocation or copy.
   call_core([] {
     hal::validate_environment();
-    read_op_path_switches();
-    hal::env_flag("TORCH_HAL_BLOCKING_WAIT", false);  // read by torch.distributed's adapter engine
+    for (const auto& [order, check] : import_checks()) check();
   });
-  native::attention_workspace_limit_bytes();
-  native::attention_saved_probabilities_limit_bytes();
   lib_dir() = package_lib_dir;
   call_core([&] { return &hal::DeviceRegistry::instance(package_lib_dir); });
 }

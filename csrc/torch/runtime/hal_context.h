@@ -16,7 +16,20 @@ constexpr c10::DeviceType kHal = c10::DeviceType::PrivateUse1;
 
 // Loads every adapter from `package_lib_dir` (first call only) and returns the registry.
 hal::DeviceRegistry& registry();
+// At import: checks the core's settings (hal::validate_environment) and then runs the import checks below,
+// so that a bad setting raises at import rather than at first use; then loads the adapters.
 void initialize(const std::string& package_lib_dir);
+
+// The layers above the runtime read their own settings at import through this hook (the runtime knows none
+// of them): `check` reads and validates one or more settings, throwing hal::Error (BadConfig) or a c10 error
+// for a bad value. Registered at static initialization (ImportCheck below); initialize() runs them in
+// increasing `order`, so the first bad setting reported is always the same one.
+void register_import_check(int order, void (*check)());
+
+// `static const ImportCheck kCheck(order, &fn);` at namespace scope registers fn.
+struct ImportCheck {
+  ImportCheck(int order, void (*check)()) { register_import_check(order, check); }
+};
 
 int device_count();
 // hal:index, with the core's message (which devices exist) when it does not exist.

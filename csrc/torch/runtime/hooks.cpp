@@ -2,10 +2,10 @@
 // pinned memory, storage resizing).
 #include <ATen/detail/PrivateUse1HooksInterface.h>
 
-#include "runtime/allocator.h"
-#include "runtime/generator.h"
 #include "hal/copy_engine.h"
 #include "hal/streams.h"
+#include "runtime/allocator.h"
+#include "runtime/generator.h"
 #include "runtime/hal_context.h"
 #include "runtime/registration.h"
 

@@ -7,10 +7,10 @@
 #include <cstring>
 #include <optional>
 
+#include "dispatch/tensor_bridge.h"
 #include "hal/copy_engine.h"
 #include "hal/streams.h"
 #include "runtime/hal_context.h"
-#include "dispatch/tensor_bridge.h"
 
 namespace torch_hal {
 namespace {
