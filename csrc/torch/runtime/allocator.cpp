@@ -3,8 +3,8 @@
 #include <c10/core/CachingDeviceAllocator.h>
 
 #include <cstring>
-#include <map>
-#include <string>
+#include <iterator>
+#include <tuple>
 
 #include "hal/caching_allocator.h"
 #include "hal/copy_engine.h"
@@ -14,42 +14,25 @@
 namespace torch_hal {
 namespace {
 
-// c10's device statistics from the core's counters, which carry torch.cuda.memory_stats()'s names.
-c10::CachingDeviceAllocator::DeviceStats to_c10_stats(const std::map<std::string, int64_t>& named) {
-  using c10::CachingDeviceAllocator::DeviceStats;
-  using c10::CachingDeviceAllocator::StatArray;
-  static const std::pair<const char*, StatArray DeviceStats::*> kArrays[] = {
-      {"allocation", &DeviceStats::allocation},
-      {"segment", &DeviceStats::segment},
-      {"active", &DeviceStats::active},
-      {"inactive_split", &DeviceStats::inactive_split},
-      {"allocated_bytes", &DeviceStats::allocated_bytes},
-      {"reserved_bytes", &DeviceStats::reserved_bytes},
-      {"active_bytes", &DeviceStats::active_bytes},
-      {"inactive_split_bytes", &DeviceStats::inactive_split_bytes},
-      {"requested_bytes", &DeviceStats::requested_bytes},
-  };
-  static const char* const kPools[] = {"all", "small_pool", "large_pool"};  // c10's StatType order
-  auto value = [&](const std::string& key) {
-    const auto it = named.find(key);
-    return it == named.end() ? int64_t{0} : it->second;
-  };
-  DeviceStats out;
-  for (const auto& [name, member] : kArrays) {
-    for (size_t pool = 0; pool < 3; ++pool) {
-      const std::string prefix = std::string(name) + "." + kPools[pool] + ".";
-      auto& stat = (out.*member)[pool];
-      stat.current = value(prefix + "current");
-      stat.peak = value(prefix + "peak");
-      stat.allocated = value(prefix + "allocated");
-      stat.freed = value(prefix + "freed");
+// c10's device statistics from the core's: the same fields by the same names (hal/memory_stats.h's one list).
+c10::CachingDeviceAllocator::DeviceStats to_c10_stats(const hal::DeviceStats& stats) {
+  c10::CachingDeviceAllocator::DeviceStats out;
+  auto copy = [](const hal::StatArray& from, c10::CachingDeviceAllocator::StatArray& to) {
+    static_assert(std::tuple_size_v<c10::CachingDeviceAllocator::StatArray> == std::size(hal::kStatPoolNames));
+    for (size_t pool = 0; pool < from.pools.size(); ++pool) {
+      to[pool].current = from.pools[pool].current;
+      to[pool].peak = from.pools[pool].peak;
+      to[pool].allocated = from.pools[pool].allocated;
+      to[pool].freed = from.pools[pool].freed;
     }
-  }
-  out.num_alloc_retries = value("num_alloc_retries");
-  out.num_ooms = value("num_ooms");
-  out.num_device_alloc = value("num_device_alloc");
-  out.num_device_free = value("num_device_free");
-  out.max_split_size = value("max_split_size");
+  };
+#define HAL_COPY_STAT_ARRAY(name) copy(stats.name, out.name);
+  HAL_DEVICE_STAT_ARRAYS(HAL_COPY_STAT_ARRAY)
+#undef HAL_COPY_STAT_ARRAY
+#define HAL_COPY_STAT_COUNTER(name) out.name = stats.name;
+  HAL_DEVICE_STAT_COUNTERS(HAL_COPY_STAT_COUNTER)
+#undef HAL_COPY_STAT_COUNTER
+  out.max_split_size = stats.max_split_size;
   return out;
 }
 
@@ -67,7 +50,7 @@ struct HalDeviceAllocator final : public c10::DeviceAllocator {
   c10::CachingDeviceAllocator::DeviceStats getDeviceStats(c10::DeviceIndex index) override {
     device(index);  // a clear error for an index that does not exist
     GilReleasedAroundCoreLock no_gil;
-    return to_c10_stats(call_core([&] { return hal::memory_stats(index); }));
+    return to_c10_stats(call_core([&] { return hal::device_stats(index); }));
   }
   void resetAccumulatedStats(c10::DeviceIndex index) override {
     device(index);
