@@ -4,6 +4,8 @@
 // runtime) is decided here alone; the paths themselves are the core's copy engine (hal/copy_engine.h),
 // copy_kernel.h and accelerator_copy.h.
 #include <ATen/MemoryOverlap.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_strided.h>
 #include <torch/library.h>
 
 #include "dispatch/kernel_table.h"
