@@ -117,8 +117,9 @@ std::vector<int> register_python_backend(py::object backend, const std::string& 
   const int slot = take_slot();
   TORCH_CHECK_VALUE(slot >= 0, "cannot register Python backend '", name, "': all ", kMaxPythonBackends,
                     " slots for Python backends of this process are taken (each needs a function table of its own, "
-                    "compiled in; kMaxPythonBackends in vendor_adapters/python_backend/python_backend.h). Serve several "
-                    "devices from one backend (get_device_count) instead of registering one backend per device");
+                    "compiled in; kMaxPythonBackends in vendor_adapters/python_backend/python_backend.h). "
+                    "Serve several devices from one backend (get_device_count) instead of registering one backend "
+                    "per device");
   g_slots[slot] = std::make_unique<PythonBackend>(slot, std::move(backend), name, description, std::move(props), h,
                                                   std::move(memory_copy_type));
   g_tables[slot].name = g_slots[slot]->name().c_str();

@@ -179,7 +179,7 @@ void foreach_zero_(at::TensorList self) {
   if (!foreach_in_place({HAL_OP_COPY, self, {kZero}, std::nullopt})) at::native::foreach_tensor_zero_slow_(self);
 }
 
-// A foreach kernel whose fast route is HAL_OP_FOREACH over the adapter op OP (recorded in kernel_table.h).
+// A foreach kernel whose fast route is HAL_OP_FOREACH over the adapter op OP (recorded in dispatch/kernel_table.h).
 #define HAL_FOREACH(m, overload_name, OP, ...) \
   impl_recorded(m, Route::Foreach, overload_name, TORCH_FN((__VA_ARGS__)), launches(HAL_OP_FOREACH, OP))
 

@@ -2,7 +2,7 @@
 // bernoulli_ / bernoulli, randperm, and native_dropout (a bernoulli mask, then two multiplications) with
 // its backward, so that models with dropout stay on the device.
 //
-// Each launch takes (seed, offset) from the hal generator (generator.h), which advances its offset by
+// Each launch takes (seed, offset) from the hal generator (runtime/generator.h), which advances its offset by
 // the element count, so results depend only on the seed and the sequence of draws: manual_seed makes them
 // reproducible, and get_rng_state/set_rng_state round-trip them.
 #include <ATen/native/Resize.h>
