@@ -39,11 +39,11 @@ LAYERS = [
     "python",
 ]
 
-# Where a quoted include is looked for after the including file's own folder (csrc/torch/CMakeLists.txt:
-# csrc/torch and vendor_adapters; the core's: csrc, include/, and adapter_support for library_file_check.h).
 # The folders of csrc/torch: every layer but the core and the Python backend.
 GLUE_LAYERS = [name for name in LAYERS if name not in ("core", "python_backend")]
 
+# Where a quoted include is looked for after the including file's own folder (csrc/torch/CMakeLists.txt:
+# csrc/torch and vendor_adapters; the core's: csrc, include/, and adapter_support for library_file_check.h).
 INCLUDE_DIRS = [
     GLUE,
     ROOT / "vendor_adapters",
