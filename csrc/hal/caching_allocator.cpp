@@ -136,11 +136,13 @@ class DeviceAllocator {
     Lock lock(*this);
     return fraction_;
   }
-  std::map<std::string, int64_t> stats() {
+  DeviceStats stats() {
     Lock lock(*this);
     flush_recent();
     size_t max_split = allocator_config().max_split_size;
-    return stats_.to_map(max_split == SIZE_MAX ? -1 : static_cast<int64_t>(max_split));
+    DeviceStats out = stats_;
+    out.max_split_size = max_split == SIZE_MAX ? -1 : static_cast<int64_t>(max_split);
+    return out;
   }
   void reset_peak() {
     Lock lock(*this);
@@ -778,10 +780,11 @@ double memory_fraction(int device) {
   return allocator_of(device).fraction();
 }
 
-std::map<std::string, int64_t> memory_stats(int device) {
+DeviceStats device_stats(int device) {
   throw_if_bad_fork();
   return allocator_of(device).stats();
 }
+std::map<std::string, int64_t> memory_stats(int device) { return device_stats(device).to_map(); }
 void reset_peak_stats(int device) {
   throw_if_bad_fork();
   allocator_of(device).reset_peak();

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "hal/allocator_trace.h"
+#include "hal/memory_stats.h"
 #include "hal/streams.h"
 
 namespace hal {
@@ -70,6 +71,8 @@ double memory_fraction(int device);
 // "active", "inactive_split" each over "all", "small_pool", "large_pool"; plus "num_alloc_retries",
 // "num_ooms", "num_device_alloc", "num_device_free", "max_split_size".
 std::map<std::string, int64_t> memory_stats(int device);
+// The same statistics as memory_stats.h's struct (what c10's DeviceStats is made from).
+DeviceStats device_stats(int device);
 void reset_peak_stats(int device);
 void reset_accumulated_stats(int device);
 

@@ -7,27 +7,18 @@ namespace hal {
 namespace {
 
 // The fields of DeviceStats that are StatArrays, with their torch.cuda names.
-const std::pair<const char*, StatArray DeviceStats::*> kArrays[] = {
-    {"allocation", &DeviceStats::allocation},
-    {"segment", &DeviceStats::segment},
-    {"active", &DeviceStats::active},
-    {"inactive_split", &DeviceStats::inactive_split},
-    {"allocated_bytes", &DeviceStats::allocated_bytes},
-    {"reserved_bytes", &DeviceStats::reserved_bytes},
-    {"active_bytes", &DeviceStats::active_bytes},
-    {"inactive_split_bytes", &DeviceStats::inactive_split_bytes},
-    {"requested_bytes", &DeviceStats::requested_bytes},
-};
-const char* const kPoolNames[] = {"all", "small_pool", "large_pool"};
+#define HAL_STAT_ARRAY_ENTRY(name) {#name, &DeviceStats::name},
+const std::pair<const char*, StatArray DeviceStats::*> kArrays[] = {HAL_DEVICE_STAT_ARRAYS(HAL_STAT_ARRAY_ENTRY)};
+#undef HAL_STAT_ARRAY_ENTRY
 
 }  // namespace
 
-std::map<std::string, int64_t> DeviceStats::to_map(int64_t max_split_size) const {
+std::map<std::string, int64_t> DeviceStats::to_map() const {
   std::map<std::string, int64_t> out;
   for (const auto& [name, member] : kArrays) {
     const StatArray& array = this->*member;
     for (size_t p = 0; p < 3; ++p) {
-      const std::string prefix = std::string(name) + "." + kPoolNames[p] + ".";
+      const std::string prefix = std::string(name) + "." + kStatPoolNames[p] + ".";
       const Stat& s = array.pools[p];
       out[prefix + "current"] = s.current;
       out[prefix + "peak"] = s.peak;
@@ -35,10 +26,9 @@ std::map<std::string, int64_t> DeviceStats::to_map(int64_t max_split_size) const
       out[prefix + "freed"] = s.freed;
     }
   }
-  out["num_alloc_retries"] = num_alloc_retries;
-  out["num_ooms"] = num_ooms;
-  out["num_device_alloc"] = num_device_alloc;
-  out["num_device_free"] = num_device_free;
+#define HAL_STAT_COUNTER_ENTRY(name) out[#name] = name;
+  HAL_DEVICE_STAT_COUNTERS(HAL_STAT_COUNTER_ENTRY)
+#undef HAL_STAT_COUNTER_ENTRY
   out["max_split_size"] = max_split_size;
   return out;
 }
@@ -53,7 +43,9 @@ void DeviceStats::reset_accumulated() {
   for (const auto& entry : kArrays) {
     for (Stat& s : (this->*entry.second).pools) s.allocated = s.freed = 0;
   }
-  num_alloc_retries = num_ooms = num_device_alloc = num_device_free = 0;
+#define HAL_RESET_STAT_COUNTER(name) name = 0;
+  HAL_DEVICE_STAT_COUNTERS(HAL_RESET_STAT_COUNTER)
+#undef HAL_RESET_STAT_COUNTER
 }
 
 }  // namespace hal

@@ -1,4 +1,5 @@
-// Core-internal: the counters behind memory_stats(), named as torch.cuda.memory_stats() names them.
+// The counters behind memory_stats() and device_stats() (caching_allocator.h), named as torch.cuda.memory_stats()
+// names them.
 #pragma once
 
 #include <algorithm>
@@ -28,6 +29,9 @@ struct Stat {
   }
 };
 
+// The pools each statistic is kept over, in this order (c10's StatType order).
+inline constexpr const char* kStatPoolNames[] = {"all", "small_pool", "large_pool"};
+
 // Each statistic over "all", "small_pool", "large_pool".
 struct StatArray {
   std::array<Stat, 3> pools;
@@ -42,15 +46,27 @@ struct StatArray {
   int64_t current() const { return pools[0].current; }
 };
 
-struct DeviceStats {
-  StatArray allocation, segment, active, inactive_split;
-  StatArray allocated_bytes, reserved_bytes, active_bytes, inactive_split_bytes, requested_bytes;
-  int64_t num_alloc_retries = 0;
-  int64_t num_ooms = 0;
-  int64_t num_device_alloc = 0;
-  int64_t num_device_free = 0;
+// The one list of DeviceStats' fields, named as torch.cuda.memory_stats() and c10's DeviceStats name them:
+// X(name) for each StatArray, then for each plain counter. The fields below, to_map()'s keys and the glue's
+// c10 statistics (c10::CachingDeviceAllocator::DeviceStats, whose fields have the same names) all come from it.
+#define HAL_DEVICE_STAT_ARRAYS(X)                                                                        \
+  X(allocation) X(segment) X(active) X(inactive_split) X(allocated_bytes) X(reserved_bytes) X(active_bytes) \
+      X(inactive_split_bytes) X(requested_bytes)
+#define HAL_DEVICE_STAT_COUNTERS(X) X(num_alloc_retries) X(num_ooms) X(num_device_alloc) X(num_device_free)
 
-  std::map<std::string, int64_t> to_map(int64_t max_split_size) const;
+struct DeviceStats {
+#define HAL_STAT_ARRAY_FIELD(name) StatArray name;
+  HAL_DEVICE_STAT_ARRAYS(HAL_STAT_ARRAY_FIELD)
+#undef HAL_STAT_ARRAY_FIELD
+#define HAL_STAT_COUNTER_FIELD(name) int64_t name = 0;
+  HAL_DEVICE_STAT_COUNTERS(HAL_STAT_COUNTER_FIELD)
+#undef HAL_STAT_COUNTER_FIELD
+  // Not a counter: the max_split_size setting in bytes (-1: none) when the statistics were read
+  // (device_stats() sets it; the allocator's own counters leave it 0).
+  int64_t max_split_size = 0;
+
+  // "allocated_bytes.all.current", ..., "num_ooms", ..., "max_split_size".
+  std::map<std::string, int64_t> to_map() const;
   void reset_peak();
   void reset_accumulated();
 };

@@ -1,4 +1,4 @@
-"""F.scaled_dot_product_attention on a GPU hal device through the fused attention op (csrc/torch/native/
+"""F.scaled_dot_product_attention on a GPU hal device through the fused attention op (csrc/torch/ops/
 attention_ops.cpp) on both of its routes: GEMMs around the ATTENTION_SOFTMAX kernel (attention_by_gemm.cpp, the
 default; its backward reading the probabilities the forward saved, or recomputing them with
 TORCH_HAL_ATTENTION_SAVED_MB=0) and the tiled kernels (HAL_OP_ATTENTION and its backward, with

@@ -1,5 +1,5 @@
 """scaled_dot_product_attention on the host reference device: ATen's CPU flash-attention kernels run in place
-on hal memory (csrc/torch/native/attention_on_host.h), as SDPA on CPU tensors runs them, instead of the math
+on hal memory (csrc/torch/ops/attention_on_host.h), as SDPA on CPU tensors runs them, instead of the math
 path. Values and gradients against SDPA on CPU tensors; the profiler shows which kernels ran; what the CPU
 kernels refuse (dropout, a mask that requires grad) still takes the math path, named under TORCH_HAL_TRACE_OPS.
 """

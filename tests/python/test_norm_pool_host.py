@@ -1,6 +1,6 @@
 """Batch/group/RMS norm, pooling and upsampling on devices without native kernels for them (the host
 reference device, in place and through the counted copy fallback): the registrations of
-csrc/torch/native/{batch_norm,group_norm,pooling,upsample}_ops.cpp must leave these paths as they were, and
+csrc/torch/ops/{batch_norm,group_norm,pooling,upsample}_ops.cpp must leave these paths as they were, and
 RMS norm, whose fused op has no CPU kernel, runs its composite there. The GPU kernels themselves are tested
 in tests/gpu/test_native_norm_pool.py."""
 import pytest

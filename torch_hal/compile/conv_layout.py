@@ -3,7 +3,7 @@
 PyTorch's fake convolution (torch/_subclasses/fake_impls.py) asks torch._C._conv_determine_backend_memory_format
 which layout a device's convolution returns; every PrivateUse1 device gets the "Overrideable" backend, for which
 PyTorch 2.11 answers contiguous (channels-last is reserved to XPU there; 2.13 answers as hal does). hal's convolutions return what torch.cuda's
-cuDNN path returns, channels-last when the input or the weight is (csrc/torch/native/convolution_ops.cpp,
+cuDNN path returns, channels-last when the input or the weight is (csrc/torch/ops/convolution_ops.cpp,
 cudnn_conv_suggest_memory_format's rule), so a compiled graph whose convolutions see channels-last tensors (as
 Inductor's layout optimization makes them) would check the real output against the wrong strides. This gives
 the fake convolution hal's answer for hal tensors, and PyTorch's own for everything else.

@@ -7,10 +7,10 @@
 #include <torch/csrc/Exceptions.h>
 #include <torch/csrc/autograd/python_variable.h>
 
-#include "allocator.h"
+#include "dispatch/output_capture.h"
 #include "hal/streams.h"
-#include "hal_context.h"
-#include "output_capture.h"
+#include "runtime/allocator.h"
+#include "runtime/hal_context.h"
 
 namespace torch_hal {
 namespace {

@@ -11,11 +11,11 @@
 #include <algorithm>
 #include <vector>
 
-#include "allocator.h"
 #include "compile/generated_code_calls.h"
-#include "hal_context.h"
-#include "output_capture.h"
-#include "tensor_bridge.h"
+#include "dispatch/output_capture.h"
+#include "dispatch/tensor_bridge.h"
+#include "runtime/allocator.h"
+#include "runtime/hal_context.h"
 
 namespace py = pybind11;
 

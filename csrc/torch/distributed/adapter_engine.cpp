@@ -8,10 +8,15 @@
 #include <cstdlib>
 
 #include "hal/environment.h"
-#include "hal_context.h"
+#include "runtime/hal_context.h"
 
 namespace torch_hal::distributed {
 namespace {
+
+// TORCH_HAL_BLOCKING_WAIT is read when a process group starts; a bad value raises at import too (an import
+// check of runtime/hal_context.h), after the op paths' switches (10), before attention's limits (30).
+void validate_blocking_wait() { hal::env_flag("TORCH_HAL_BLOCKING_WAIT", false); }
+const ImportCheck kValidateBlockingWait(20, &validate_blocking_wait);
 
 c10::Stream c10_stream(int device_index, hal::StreamId id) {
   return c10::Stream(c10::Stream::UNSAFE, c10::Device(kHal, static_cast<c10::DeviceIndex>(device_index)), id);

@@ -5,7 +5,7 @@
 #include <c10/core/impl/VirtualGuardImpl.h>
 #include <torch/csrc/distributed/c10d/reducer_timer.hpp>
 
-#include "hal_context.h"
+#include "runtime/hal_context.h"
 
 namespace torch_hal::distributed {
 namespace {

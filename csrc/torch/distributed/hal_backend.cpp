@@ -2,9 +2,9 @@
 
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 
+#include "dispatch/native_launch.h"
 #include "distributed/hal_work.h"
-#include "hal_context.h"
-#include "native/native_launch.h"
+#include "runtime/hal_context.h"
 
 namespace torch_hal::distributed {
 namespace {

@@ -3,7 +3,7 @@
 #include <c10/core/DeviceGuard.h>
 
 #include "hal/streams.h"
-#include "hal_context.h"
+#include "runtime/hal_context.h"
 
 namespace torch_hal::distributed {
 

@@ -2,7 +2,7 @@
 
 #include <c10/core/Allocator.h>
 
-#include "hal_context.h"
+#include "runtime/hal_context.h"
 
 namespace torch_hal::profiler {
 namespace {

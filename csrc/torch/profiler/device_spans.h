@@ -9,7 +9,7 @@
 #include "hal/device_activity.h"
 #include "hal/pinned_memory.h"
 #include "hal/streams.h"
-#include "hal_context.h"
+#include "runtime/hal_context.h"
 
 namespace torch_hal::profiler {
 

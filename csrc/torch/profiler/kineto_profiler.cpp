@@ -26,9 +26,9 @@
 #include <vector>
 
 #include "hal/device_activity.h"
-#include "hal_context.h"
 #include "profiler/activity_recorder.h"
-#include "python_backend.h"
+#include "runtime/hal_context.h"
+#include "runtime/python_gil.h"
 
 namespace torch_hal::profiler {
 namespace {

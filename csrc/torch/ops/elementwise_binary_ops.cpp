@@ -1,0 +1,109 @@
+// Binary elementwise ops beside add/sub/mul/div (elementwise_arithmetic_ops.cpp): pow, maximum/minimum, remainder,
+// fmod, atan2, logical and bitwise ops, clamp_min/clamp_max with a tensor bound.
+#include "ops/elementwise_forms.h"
+
+namespace torch_hal::native {
+namespace {
+
+// pow(Tensor, Scalar): ATen refuses negative integer powers of integers; the exponent takes part in
+// type promotion as a Python number would.
+void check_integer_power(const at::Tensor& base, const c10::Scalar& exp) {
+  TORCH_CHECK(!(c10::isIntegralType(base.scalar_type(), true) && exp.isIntegral(true) && exp.toLong() < 0),
+              "Integers to negative integer powers are not allowed.");
+}
+std::optional<at::Tensor> pow_tensor_scalar(const at::Tensor& base, const c10::Scalar& exp) {
+  check_integer_power(base, exp);
+  return binary_scalar<HAL_OP_POW, Form::Binary>(base, exp);
+}
+bool pow_tensor_scalar_(at::Tensor& base, const c10::Scalar& exp) {
+  check_integer_power(base, exp);
+  return binary_scalar_<HAL_OP_POW, Form::Binary>(base, exp);
+}
+bool pow_tensor_scalar_out(const at::Tensor& base, const c10::Scalar& exp, at::Tensor& out) {
+  check_integer_power(base, exp);
+  return binary_scalar_out<HAL_OP_POW, Form::Binary>(base, exp, out);
+}
+std::optional<at::Tensor> pow_scalar(const c10::Scalar& base, const at::Tensor& exp) {
+  const at::Tensor b = wrapped(base);
+  return run_functional(HAL_OP_POW, Form::Binary, {&b, &exp});
+}
+bool pow_scalar_out(const c10::Scalar& base, const at::Tensor& exp, at::Tensor& out) {
+  const at::Tensor b = wrapped(base);
+  return run_into(HAL_OP_POW, Form::Binary, out, {&b, &exp});
+}
+
+// clamp_min / clamp_max with a tensor bound promote like clamp (ATen builds the same iterator).
+template <hal_op_t OP>
+std::optional<at::Tensor> bound(const at::Tensor& self, const at::Tensor& b) {
+  return run_functional(OP, Form::Promoting, {&self, &b});
+}
+template <hal_op_t OP>
+bool bound_(at::Tensor& self, const at::Tensor& b) {
+  return run_into(OP, Form::Promoting, self, {&self, &b});
+}
+template <hal_op_t OP>
+bool bound_out(const at::Tensor& self, const at::Tensor& b, at::Tensor& out) {
+  return run_into(OP, Form::Promoting, out, {&self, &b});
+}
+
+#define HAL_NATIVE_BINARY3(m, op, name, OP, FORM)                                   \
+  HAL_NATIVE(m, op, name, launches(OP), binary<OP, FORM>);                        \
+  HAL_NATIVE(m, op##_, name "_", launches(OP), binary_<OP, FORM>);                \
+  HAL_NATIVE(m, op##_out, name ".out", launches(OP), binary_out<OP, FORM>)
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  using enum Form;
+  HAL_NATIVE(m, pow_Tensor_Tensor, "pow.Tensor_Tensor", launches(HAL_OP_POW), binary<HAL_OP_POW, Binary>);
+  HAL_NATIVE(m, pow__Tensor, "pow_.Tensor", launches(HAL_OP_POW), binary_<HAL_OP_POW, Binary>);
+  HAL_NATIVE(m, pow_Tensor_Tensor_out, "pow.Tensor_Tensor_out", launches(HAL_OP_POW), binary_out<HAL_OP_POW, Binary>);
+  HAL_NATIVE(m, pow_Tensor_Scalar, "pow.Tensor_Scalar", launches(HAL_OP_POW), pow_tensor_scalar);
+  HAL_NATIVE(m, pow__Scalar, "pow_.Scalar", launches(HAL_OP_POW), pow_tensor_scalar_);
+  HAL_NATIVE(m, pow_Tensor_Scalar_out, "pow.Tensor_Scalar_out", launches(HAL_OP_POW), pow_tensor_scalar_out);
+  HAL_NATIVE(m, pow_Scalar, "pow.Scalar", launches(HAL_OP_POW), pow_scalar);
+  HAL_NATIVE(m, pow_Scalar_out, "pow.Scalar_out", launches(HAL_OP_POW), pow_scalar_out);
+  HAL_NATIVE(m, maximum, "maximum", launches(HAL_OP_MAXIMUM), binary<HAL_OP_MAXIMUM, Binary>);
+  HAL_NATIVE(m, maximum_out, "maximum.out", launches(HAL_OP_MAXIMUM), binary_out<HAL_OP_MAXIMUM, Binary>);
+  HAL_NATIVE(m, minimum, "minimum", launches(HAL_OP_MINIMUM), binary<HAL_OP_MINIMUM, Binary>);
+  HAL_NATIVE(m, minimum_out, "minimum.out", launches(HAL_OP_MINIMUM), binary_out<HAL_OP_MINIMUM, Binary>);
+  HAL_NATIVE(m, remainder_Tensor, "remainder.Tensor", launches(HAL_OP_REMAINDER), binary<HAL_OP_REMAINDER, Binary>);
+  HAL_NATIVE(m, remainder__Tensor, "remainder_.Tensor", launches(HAL_OP_REMAINDER), binary_<HAL_OP_REMAINDER, Binary>);
+  HAL_NATIVE(m, remainder_Tensor_out, "remainder.Tensor_out", launches(HAL_OP_REMAINDER),
+             binary_out<HAL_OP_REMAINDER, Binary>);
+  HAL_NATIVE(m, fmod_Tensor, "fmod.Tensor", launches(HAL_OP_FMOD), binary<HAL_OP_FMOD, Binary>);
+  HAL_NATIVE(m, fmod__Tensor, "fmod_.Tensor", launches(HAL_OP_FMOD), binary_<HAL_OP_FMOD, Binary>);
+  HAL_NATIVE(m, fmod_Tensor_out, "fmod.Tensor_out", launches(HAL_OP_FMOD), binary_out<HAL_OP_FMOD, Binary>);
+  HAL_NATIVE_BINARY3(m, atan2, "atan2", HAL_OP_ATAN2, BinaryFloat);
+  // logical_and/or/xor and their in-place forms are composites over out=, which compares into any dtype.
+  HAL_NATIVE(m, logical_and_out, "logical_and.out", launches(HAL_OP_LOGICAL_AND),
+             binary_out<HAL_OP_LOGICAL_AND, Comparison>);
+  HAL_NATIVE(m, logical_or_out, "logical_or.out", launches(HAL_OP_LOGICAL_OR),
+             binary_out<HAL_OP_LOGICAL_OR, Comparison>);
+  HAL_NATIVE(m, logical_xor_out, "logical_xor.out", launches(HAL_OP_LOGICAL_XOR),
+             binary_out<HAL_OP_LOGICAL_XOR, Comparison>);
+  HAL_NATIVE(m, bitwise_and_Tensor, "bitwise_and.Tensor", launches(HAL_OP_BITWISE_AND),
+             binary<HAL_OP_BITWISE_AND, Binary>);
+  HAL_NATIVE(m, bitwise_and__Tensor, "bitwise_and_.Tensor", launches(HAL_OP_BITWISE_AND),
+             binary_<HAL_OP_BITWISE_AND, Binary>);
+  HAL_NATIVE(m, bitwise_and_Tensor_out, "bitwise_and.Tensor_out", launches(HAL_OP_BITWISE_AND),
+             binary_out<HAL_OP_BITWISE_AND, Binary>);
+  HAL_NATIVE(m, bitwise_or_Tensor, "bitwise_or.Tensor", launches(HAL_OP_BITWISE_OR), binary<HAL_OP_BITWISE_OR, Binary>);
+  HAL_NATIVE(m, bitwise_or__Tensor, "bitwise_or_.Tensor", launches(HAL_OP_BITWISE_OR),
+             binary_<HAL_OP_BITWISE_OR, Binary>);
+  HAL_NATIVE(m, bitwise_or_Tensor_out, "bitwise_or.Tensor_out", launches(HAL_OP_BITWISE_OR),
+             binary_out<HAL_OP_BITWISE_OR, Binary>);
+  HAL_NATIVE(m, bitwise_xor_Tensor, "bitwise_xor.Tensor", launches(HAL_OP_BITWISE_XOR),
+             binary<HAL_OP_BITWISE_XOR, Binary>);
+  HAL_NATIVE(m, bitwise_xor__Tensor, "bitwise_xor_.Tensor", launches(HAL_OP_BITWISE_XOR),
+             binary_<HAL_OP_BITWISE_XOR, Binary>);
+  HAL_NATIVE(m, bitwise_xor_Tensor_out, "bitwise_xor.Tensor_out", launches(HAL_OP_BITWISE_XOR),
+             binary_out<HAL_OP_BITWISE_XOR, Binary>);
+  HAL_NATIVE(m, clamp_min_Tensor, "clamp_min.Tensor", launches(HAL_OP_CLAMP_MIN), bound<HAL_OP_CLAMP_MIN>);
+  HAL_NATIVE(m, clamp_min__Tensor, "clamp_min_.Tensor", launches(HAL_OP_CLAMP_MIN), bound_<HAL_OP_CLAMP_MIN>);
+  HAL_NATIVE(m, clamp_min_Tensor_out, "clamp_min.Tensor_out", launches(HAL_OP_CLAMP_MIN), bound_out<HAL_OP_CLAMP_MIN>);
+  HAL_NATIVE(m, clamp_max_Tensor, "clamp_max.Tensor", launches(HAL_OP_CLAMP_MAX), bound<HAL_OP_CLAMP_MAX>);
+  HAL_NATIVE(m, clamp_max__Tensor, "clamp_max_.Tensor", launches(HAL_OP_CLAMP_MAX), bound_<HAL_OP_CLAMP_MAX>);
+  HAL_NATIVE(m, clamp_max_Tensor_out, "clamp_max.Tensor_out", launches(HAL_OP_CLAMP_MAX), bound_out<HAL_OP_CLAMP_MAX>);
+}
+
+}  // namespace
+}  // namespace torch_hal::native

@@ -1,0 +1,166 @@
+// index_select, gather, scatter / scatter_add (functional and in place), index.Tensor and
+// _index_put_impl_ (what index_put_ reaches) over the adapter's indexing kernels.
+//
+// Advanced indexing runs natively for one int64/int32 index tensor on dimension 0 (x[idx], x[idx] = v,
+// x.index_put_((idx,), v, accumulate)); boolean masks, several index tensors and indices on later
+// dimensions take ATen's path. Indices cannot be range-checked without a device synchronization: the
+// kernels never touch memory out of bounds, but an out-of-range index reads as 0 / is skipped instead of
+// raising (kernels/indexing.cu).
+#include <ATen/ExpandUtils.h>
+#include <ATen/WrapDimUtils.h>
+#include <ATen/native/ScatterGatherChecks.h>
+#include <ATen/ops/empty.h>
+#include <torch/library.h>
+
+#include "dispatch/native_first.h"
+
+namespace torch_hal::native {
+namespace {
+
+constexpr int64_t kScatterSet = 0, kScatterAdd = 1;
+
+bool is_index_type(const at::Tensor& t) { return t.scalar_type() == at::kLong || t.scalar_type() == at::kInt; }
+
+// out = self.index_select(dim, index) for a 1-D index (also the core of x[idx]).
+bool select_into(const at::Tensor& out, const at::Tensor& self, int64_t dim, const at::Tensor& index) {
+  if (out.numel() == 0) return has_native_kernels(self.device().index());
+  KernelArgs args;
+  args.input(self).input(index).output(out).scalar(dim);
+  return launch(self.device().index(), HAL_OP_INDEX_SELECT, args);
+}
+
+std::optional<at::Tensor> index_select(const at::Tensor& self, int64_t dim, const at::Tensor& index) {
+  TORCH_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
+  TORCH_CHECK(is_index_type(index), "index_select(): Expected dtype int32 or int64 for index");
+  if (self.dim() == 0) return std::nullopt;
+  const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim());
+  const at::Tensor flat = index.reshape({-1});
+  auto sizes = self.sizes().vec();
+  sizes[wrapped] = flat.numel();
+  at::Tensor out = at::empty(sizes, self.options());
+  if (!select_into(out, self, wrapped, flat)) return std::nullopt;
+  return out;
+}
+
+std::optional<at::Tensor> gather(const at::Tensor& self, int64_t dim, const at::Tensor& index, bool sparse_grad) {
+  if (sparse_grad || self.dim() == 0 || index.dim() == 0) return std::nullopt;
+  const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim());
+  // An empty index gathers nothing, whatever its shape: ATen checks neither its dtype nor its shape then.
+  if (index.numel() == 0) return at::empty(index.sizes(), self.options());
+  at::native::scatter_gather_dtype_check("gather", self, index, std::nullopt);
+  at::native::gather_shape_check(self, wrapped, index);
+  at::Tensor out = at::empty(index.sizes(), self.options());
+  if (out.numel() == 0) return out;
+  KernelArgs args;
+  args.input(self).input(index).output(out).scalar(wrapped);
+  if (!launch(self.device().index(), HAL_OP_GATHER, args)) return std::nullopt;
+  return out;
+}
+
+// self[..., index, ...] (= or +=) src / value along dim, in place. src is read over index's shape only.
+bool scatter_into(at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor* src,
+                  const c10::Scalar* value, int64_t reduce, const char* name) {
+  if (self.dim() == 0 || index.dim() == 0 || (src && src->dim() == 0)) return false;
+  const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim());
+  at::native::scatter_gather_dtype_check(name, self, index,
+                                         src ? std::optional<at::Tensor>(*src) : std::optional<at::Tensor>());
+  at::native::scatter_shape_check(self, wrapped, index,
+                                  src ? std::optional<at::Tensor>(*src) : std::optional<at::Tensor>());
+  if (index.numel() == 0) return has_native_kernels(self.device().index());
+  KernelArgs args;
+  args.input(index);
+  if (src) args.input_as(*src, index.sizes(), src->strides());
+  else args.scalar_input(*value, self.scalar_type());
+  args.output(self).scalar(wrapped).scalar(reduce);
+  return launch(self.device().index(), HAL_OP_SCATTER, args);
+}
+
+std::optional<at::Tensor> scatter_copy(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                       const at::Tensor* src, const c10::Scalar* value, int64_t reduce,
+                                       const char* name) {
+  at::Tensor out = self.clone(at::MemoryFormat::Preserve);
+  if (!scatter_into(out, dim, index, src, value, reduce, name)) return std::nullopt;
+  return out;
+}
+
+std::optional<at::Tensor> scatter_src(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                      const at::Tensor& src) {
+  return scatter_copy(self, dim, index, &src, nullptr, kScatterSet, "scatter");
+}
+bool scatter_src_(at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src) {
+  return scatter_into(self, dim, index, &src, nullptr, kScatterSet, "scatter");
+}
+std::optional<at::Tensor> scatter_value(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                        const at::Scalar& value) {
+  return scatter_copy(self, dim, index, nullptr, &value, kScatterSet, "scatter");
+}
+bool scatter_value_(at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Scalar& value) {
+  return scatter_into(self, dim, index, nullptr, &value, kScatterSet, "scatter");
+}
+std::optional<at::Tensor> scatter_add(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                      const at::Tensor& src) {
+  return scatter_copy(self, dim, index, &src, nullptr, kScatterAdd, "scatter_add");
+}
+bool scatter_add_(at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src) {
+  return scatter_into(self, dim, index, &src, nullptr, kScatterAdd, "scatter_add");
+}
+
+// The one index tensor of x[idx] / x[idx] = v when the kernels take it (integer, on dimension 0), moved
+// to self's device when it was given on the CPU; undefined otherwise.
+at::Tensor single_dim0_index(const at::Tensor& self, const c10::List<std::optional<at::Tensor>>& indices) {
+  if (indices.size() != 1 || self.dim() == 0) return at::Tensor();
+  const std::optional<at::Tensor> index = indices.get(0);
+  if (!index.has_value() || !index->defined() || !is_index_type(*index)) return at::Tensor();
+  return index->device() == self.device() ? *index : index->to(self.device());
+}
+
+std::optional<at::Tensor> index_tensor(const at::Tensor& self, const c10::List<std::optional<at::Tensor>>& indices) {
+  const at::Tensor index = single_dim0_index(self, indices);
+  if (!index.defined()) return std::nullopt;
+  const at::Tensor flat = index.reshape({-1});
+  auto sizes = self.sizes().vec();
+  sizes[0] = flat.numel();
+  at::Tensor out = at::empty(sizes, self.options());
+  if (!select_into(out, self, 0, flat)) return std::nullopt;
+  // Result shape: index's shape followed by self's trailing dimensions.
+  auto result_sizes = index.sizes().vec();
+  result_sizes.insert(result_sizes.end(), self.sizes().begin() + 1, self.sizes().end());
+  return out.view(result_sizes);
+}
+
+bool index_put_impl(at::Tensor& self, const c10::List<std::optional<at::Tensor>>& indices, const at::Tensor& values,
+                    bool accumulate, bool /*unsafe*/) {
+  const at::Tensor index = single_dim0_index(self, indices);
+  if (!index.defined() || index.dim() != 1) return false;
+  TORCH_CHECK(values.scalar_type() == self.scalar_type(), "Index put requires the source and destination dtypes match, got ",
+              self.scalar_type(), " for the destination and ", values.scalar_type(), " for the source.");
+  auto target = self.sizes().vec();
+  target[0] = index.numel();
+  TORCH_CHECK(at::is_expandable_to(values.sizes(), target), "shape mismatch: value tensor of shape ", values.sizes(),
+              " cannot be broadcast to indexing result of shape ", at::IntArrayRef(target));
+  if (index.numel() == 0 || self.numel() == 0) return has_native_kernels(self.device().index());
+  // A value given as a CPU scalar tensor (x[idx] = 0.5 in some paths) comes over first.
+  // Values that alias self (x[idx] = x[j]) are read while self is written: copy them first.
+  at::Tensor on_device = values.device() == self.device() ? values : values.to(self.device());
+  if (on_device.is_alias_of(self)) on_device = on_device.clone();
+  const at::Tensor expanded = on_device.expand(target);
+  KernelArgs args;
+  args.input(index).input(expanded).output(self).scalar(static_cast<int64_t>(accumulate ? 1 : 0));
+  return launch(self.device().index(), HAL_OP_INDEX_PUT, args);
+}
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  HAL_NATIVE(m, index_select, "index_select", launches(HAL_OP_INDEX_SELECT), index_select);
+  HAL_NATIVE(m, gather, "gather", launches(HAL_OP_GATHER), gather);
+  HAL_NATIVE(m, scatter_src, "scatter.src", launches(HAL_OP_SCATTER), scatter_src);
+  HAL_NATIVE(m, scatter__src, "scatter_.src", launches(HAL_OP_SCATTER), scatter_src_);
+  HAL_NATIVE(m, scatter_value, "scatter.value", launches(HAL_OP_SCATTER), scatter_value);
+  HAL_NATIVE(m, scatter__value, "scatter_.value", launches(HAL_OP_SCATTER), scatter_value_);
+  HAL_NATIVE(m, scatter_add, "scatter_add", launches(HAL_OP_SCATTER), scatter_add);
+  HAL_NATIVE(m, scatter_add_, "scatter_add_", launches(HAL_OP_SCATTER), scatter_add_);
+  HAL_NATIVE(m, index_Tensor, "index.Tensor", launches(HAL_OP_INDEX_SELECT), index_tensor);
+  HAL_NATIVE(m, _index_put_impl_, "_index_put_impl_", launches(HAL_OP_INDEX_PUT), index_put_impl);
+}
+
+}  // namespace
+}  // namespace torch_hal::native

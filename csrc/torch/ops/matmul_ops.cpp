@@ -1,0 +1,194 @@
+// Matrix products through the adapter's GEMM (HAL_OP_GEMM: out = alpha * a @ b + beta * c, 2-D or
+// batched 3-D). The composites (linear, matmul, mv, einsum, ...) reach these ops. Shapes and dtypes are
+// checked here with ATen's messages; the adapter receives row-major views whose matrices have a unit
+// stride in one of their two dims (anything else is made contiguous first).
+#include <ATen/ExpandUtils.h>
+#include <ATen/ops/empty.h>
+#include <torch/library.h>
+
+#include "dispatch/native_first.h"
+
+namespace torch_hal::native {
+namespace {
+
+// A matrix (or batch of matrices) that BLAS can read as it is: one of the last two strides is 1 and the
+// other spans a whole row or column.
+at::Tensor blas_readable(const at::Tensor& t) {
+  const int64_t rows = t.size(-2), cols = t.size(-1);
+  const int64_t row_stride = t.stride(-2), col_stride = t.stride(-1);
+  const bool row_major = col_stride == 1 && (rows <= 1 || row_stride >= std::max<int64_t>(cols, 1));
+  const bool col_major = row_stride == 1 && (cols <= 1 || col_stride >= std::max<int64_t>(rows, 1));
+  return (row_major || col_major) ? t : t.contiguous();
+}
+
+void check_same_dtype(const at::Tensor& a, const at::Tensor& b) {
+  TORCH_CHECK(a.scalar_type() == b.scalar_type(), "expected m1 and m2 to have the same dtype, but got: ",
+              a.scalar_type(), " != ", b.scalar_type());
+}
+
+// out = alpha * a @ b + beta * c; c undefined or beta == 0 means no c. `out` has the result's shape.
+bool gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor& c,
+          const c10::Scalar& beta, const c10::Scalar& alpha) {
+  const c10::DeviceIndex device = out.device().index();
+  if (!has_native_kernels(device)) return false;
+  // Complex products (and complex alpha/beta): the ABI has no complex dtype; ATen's paths take them.
+  if (!hal_dtype_of(out.scalar_type()).has_value() || beta.isComplex() || alpha.isComplex()) return false;
+  // A lazily negated operand (_neg_view, which ATen passes to matrix products as it is): the kernel reads stored
+  // values, so the host path, which applies the bit, takes it.
+  if (a.is_neg() || b.is_neg() || (c.defined() && c.is_neg())) return false;
+  if (out.numel() == 0) return true;
+  const at::Tensor ra = blas_readable(a), rb = blas_readable(b);
+  const bool use_c = c.defined() && !(beta.isIntegral(true) ? beta.toLong() == 0 : beta.toDouble() == 0.0);
+  KernelArgs args;
+  args.input(ra).input(rb);
+  if (!use_c) {
+    args.absent_input();
+  } else if (c.sizes() == out.sizes()) {
+    args.input(c);
+  } else {
+    // c broadcast to out's shape (a bias row: stride 0 down the rows), described without an expand() view;
+    // a shape that cannot broadcast raises expand's own error.
+    const auto geometry = at::inferExpandGeometry_dimvector(c.sizes(), c.strides(), out.sizes());
+    args.input_as(c, geometry.sizes, geometry.strides);
+  }
+  args.output(out).scalar(alpha.toDouble()).scalar(use_c ? beta.toDouble() : 0.0);
+  return launch(device, HAL_OP_GEMM, args);
+}
+
+void check_mm(const at::Tensor& self, const at::Tensor& mat2) {
+  TORCH_CHECK(self.dim() == 2, "self must be a matrix");
+  TORCH_CHECK(mat2.dim() == 2, "mat2 must be a matrix");
+  TORCH_CHECK(self.size(1) == mat2.size(0), "mat1 and mat2 shapes cannot be multiplied (", self.size(0), "x",
+              self.size(1), " and ", mat2.size(0), "x", mat2.size(1), ")");
+  check_same_dtype(self, mat2);
+}
+
+void check_bmm(const at::Tensor& self, const at::Tensor& mat2) {
+  TORCH_CHECK(self.dim() == 3, "batch1 must be a 3D tensor");
+  TORCH_CHECK(mat2.dim() == 3, "batch2 must be a 3D tensor");
+  TORCH_CHECK(self.size(0) == mat2.size(0), "batch1 and batch2 must have same number of batches, got ",
+              self.size(0), " and ", mat2.size(0));
+  TORCH_CHECK(self.size(2) == mat2.size(1), "Expected size for first two dimensions of batch2 tensor to be: [",
+              self.size(0), ", ", self.size(2), "] but got: [", mat2.size(0), ", ", mat2.size(1), "].");
+  check_same_dtype(self, mat2);
+}
+
+std::optional<at::Tensor> mm(const at::Tensor& self, const at::Tensor& mat2) {
+  check_mm(self, mat2);
+  at::Tensor out = at::empty({self.size(0), mat2.size(1)}, self.options());
+  if (!gemm(out, self, mat2, at::Tensor(), 0, 1)) return std::nullopt;
+  return out;
+}
+
+bool mm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
+  check_mm(self, mat2);
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "Expected out tensor to have dtype ", self.scalar_type(),
+              ", but got ", out.scalar_type(), " instead");
+  out.resize_({self.size(0), mat2.size(1)});
+  return gemm(out, self, mat2, at::Tensor(), 0, 1);
+}
+
+std::optional<at::Tensor> addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
+                                const c10::Scalar& beta, const c10::Scalar& alpha) {
+  check_mm(mat1, mat2);
+  check_same_dtype(self, mat1);
+  at::Tensor out = at::empty({mat1.size(0), mat2.size(1)}, mat1.options());
+  TORCH_CHECK(self.dim() <= 2, "addmm: self must be broadcastable to the product, but has ", self.dim(), " dims");
+  if (!gemm(out, mat1, mat2, self, beta, alpha)) return std::nullopt;
+  return out;
+}
+
+bool addmm_out(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2, const c10::Scalar& beta,
+               const c10::Scalar& alpha, at::Tensor& out) {
+  check_mm(mat1, mat2);
+  check_same_dtype(self, mat1);
+  out.resize_({mat1.size(0), mat2.size(1)});
+  return gemm(out, mat1, mat2, self, beta, alpha);
+}
+
+bool addmm_inplace(at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2, const c10::Scalar& beta,
+                   const c10::Scalar& alpha) {
+  check_mm(mat1, mat2);
+  check_same_dtype(self, mat1);
+  TORCH_CHECK(self.size(0) == mat1.size(0) && self.size(1) == mat2.size(1), "addmm_: self has the wrong shape");
+  return gemm(self, mat1, mat2, self, beta, alpha);
+}
+
+std::optional<at::Tensor> bmm(const at::Tensor& self, const at::Tensor& mat2) {
+  check_bmm(self, mat2);
+  at::Tensor out = at::empty({self.size(0), self.size(1), mat2.size(2)}, self.options());
+  if (!gemm(out, self, mat2, at::Tensor(), 0, 1)) return std::nullopt;
+  return out;
+}
+
+bool bmm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
+  check_bmm(self, mat2);
+  out.resize_({self.size(0), self.size(1), mat2.size(2)});
+  return gemm(out, self, mat2, at::Tensor(), 0, 1);
+}
+
+std::optional<at::Tensor> baddbmm(const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
+                                  const c10::Scalar& beta, const c10::Scalar& alpha) {
+  check_bmm(batch1, batch2);
+  check_same_dtype(self, batch1);
+  at::Tensor out = at::empty({batch1.size(0), batch1.size(1), batch2.size(2)}, batch1.options());
+  if (!gemm(out, batch1, batch2, self, beta, alpha)) return std::nullopt;
+  return out;
+}
+
+bool baddbmm_inplace(at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2, const c10::Scalar& beta,
+                     const c10::Scalar& alpha) {
+  check_bmm(batch1, batch2);
+  check_same_dtype(self, batch1);
+  return gemm(self, batch1, batch2, self, beta, alpha);
+}
+
+// Vectors as one-column matrices: [K] with stride s is [K, 1] with strides (s, 1).
+at::Tensor as_column(const at::Tensor& v) { return v.as_strided({v.size(0), 1}, {v.stride(0), 1}, v.storage_offset()); }
+
+std::optional<at::Tensor> addmv(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec,
+                                const c10::Scalar& beta, const c10::Scalar& alpha) {
+  TORCH_CHECK(mat.dim() == 2 && vec.dim() == 1, "vector + matrix @ vector expected, got ", self.dim(), ", ",
+              mat.dim(), ", ", vec.dim());
+  TORCH_CHECK(mat.size(1) == vec.size(0), "size mismatch, got input (", self.numel(), "), mat (", mat.size(0), "x",
+              mat.size(1), "), vec (", vec.size(0), ")");
+  check_same_dtype(mat, vec);
+  at::Tensor out = at::empty({mat.size(0)}, mat.options());
+  const at::Tensor c = self.dim() == 0 ? self.expand({mat.size(0)}) : self;
+  if (!gemm(as_column(out), mat, as_column(vec), as_column(c), beta, alpha)) return std::nullopt;
+  return out;
+}
+
+std::optional<at::Tensor> dot(const at::Tensor& self, const at::Tensor& tensor) {
+  TORCH_CHECK(self.dim() == 1 && tensor.dim() == 1, "1D tensors expected, but got ", self.dim(), "D and ",
+              tensor.dim(), "D tensors");
+  TORCH_CHECK(self.size(0) == tensor.size(0), "inconsistent tensor size, expected tensor [", self.size(0),
+              "] and src [", tensor.size(0), "] to have the same number of elements, but got ", self.size(0), " and ",
+              tensor.size(0), " elements respectively");
+  TORCH_CHECK(self.scalar_type() == tensor.scalar_type(), "dot : expected both vectors to have same dtype, but found ",
+              self.scalar_type(), " and ", tensor.scalar_type());
+  if (self.size(0) == 0) return std::nullopt;  // an empty dot is 0: the fallback says so without a kernel
+  at::Tensor out = at::empty({}, self.options());
+  const at::Tensor row = self.as_strided({1, self.size(0)}, {self.size(0) * std::max<int64_t>(self.stride(0), 1), self.stride(0)},
+                                         self.storage_offset());
+  const at::Tensor out_matrix = out.as_strided({1, 1}, {1, 1});
+  if (!gemm(out_matrix, row, as_column(tensor), at::Tensor(), 0, 1)) return std::nullopt;
+  return out;
+}
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  HAL_NATIVE(m, mm, "mm", launches(HAL_OP_GEMM), mm);
+  HAL_NATIVE(m, mm_out, "mm.out", launches(HAL_OP_GEMM), mm_out);
+  HAL_NATIVE(m, addmm, "addmm", launches(HAL_OP_GEMM), addmm);
+  HAL_NATIVE(m, addmm_out, "addmm.out", launches(HAL_OP_GEMM), addmm_out);
+  HAL_NATIVE(m, addmm_, "addmm_", launches(HAL_OP_GEMM), addmm_inplace);
+  HAL_NATIVE(m, bmm, "bmm", launches(HAL_OP_GEMM), bmm);
+  HAL_NATIVE(m, bmm_out, "bmm.out", launches(HAL_OP_GEMM), bmm_out);
+  HAL_NATIVE(m, baddbmm, "baddbmm", launches(HAL_OP_GEMM), baddbmm);
+  HAL_NATIVE(m, baddbmm_, "baddbmm_", launches(HAL_OP_GEMM), baddbmm_inplace);
+  HAL_NATIVE(m, addmv, "addmv", launches(HAL_OP_GEMM), addmv);
+  HAL_NATIVE(m, dot, "dot", launches(HAL_OP_GEMM), dot);
+}
+
+}  // namespace
+}  // namespace torch_hal::native

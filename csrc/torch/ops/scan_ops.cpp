@@ -1,0 +1,62 @@
+// cumsum and cumprod (functional, in place, out=): one launch of the adapter's CUMSUM/CUMPROD kernel. The
+// result dtype follows ATen: `dtype` when given, else int64 for integer and bool inputs, else the input's.
+#include <ATen/MemoryOverlap.h>
+#include <ATen/native/Resize.h>
+#include <c10/core/WrapDimMinimal.h>
+#include <torch/library.h>
+
+#include "dispatch/native_first.h"
+#include "dispatch/output_overlap.h"
+
+namespace torch_hal::native {
+namespace {
+
+at::ScalarType scan_dtype(const at::Tensor& self, std::optional<at::ScalarType> dtype) {
+  if (dtype.has_value()) return *dtype;
+  return c10::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? at::kLong : self.scalar_type();
+}
+
+bool launch_scan(hal_op_t op, const at::Tensor& self, const at::Tensor& out, int64_t dim) {
+  at::assert_no_internal_overlap(out);  // ATen's error for an expanded output (one element written twice)
+  if (!launchable_overlap(out, self)) return false;
+  if (out.numel() == 0) return true;
+  KernelArgs args;
+  args.input(self).output(out).scalar(c10::maybe_wrap_dim(dim, self.dim()));
+  return launch(self.device().index(), op, args);
+}
+
+template <hal_op_t OP>
+std::optional<at::Tensor> scan(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype) {
+  const int64_t wrapped = c10::maybe_wrap_dim(dim, self.dim());
+  at::Tensor out = at::empty(self.sizes(), self.options().dtype(scan_dtype(self, dtype)));
+  if (!launch_scan(OP, self, out, wrapped)) return std::nullopt;
+  return out;
+}
+template <hal_op_t OP>
+bool scan_(at::Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype) {
+  const int64_t wrapped = c10::maybe_wrap_dim(dim, self.dim());
+  // A dtype other than self's: ATen's error, from the usual route.
+  if (dtype.has_value() && *dtype != self.scalar_type()) return false;
+  return launch_scan(OP, self, self, wrapped);
+}
+template <hal_op_t OP>
+bool scan_out(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype, at::Tensor& out) {
+  const int64_t wrapped = c10::maybe_wrap_dim(dim, self.dim());
+  const at::ScalarType type = dtype.value_or(out.scalar_type());
+  TORCH_CHECK(out.scalar_type() == type, "Expected out tensor to have dtype ", type, ", but got ", out.scalar_type(),
+              " instead");
+  at::native::resize_output(out, self.sizes());
+  return launch_scan(OP, self, out, wrapped);
+}
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  HAL_NATIVE(m, cumsum, "cumsum", launches(HAL_OP_CUMSUM), scan<HAL_OP_CUMSUM>);
+  HAL_NATIVE(m, cumsum_, "cumsum_", launches(HAL_OP_CUMSUM), scan_<HAL_OP_CUMSUM>);
+  HAL_NATIVE(m, cumsum_out, "cumsum.out", launches(HAL_OP_CUMSUM), scan_out<HAL_OP_CUMSUM>);
+  HAL_NATIVE(m, cumprod, "cumprod", launches(HAL_OP_CUMPROD), scan<HAL_OP_CUMPROD>);
+  HAL_NATIVE(m, cumprod_, "cumprod_", launches(HAL_OP_CUMPROD), scan_<HAL_OP_CUMPROD>);
+  HAL_NATIVE(m, cumprod_out, "cumprod.out", launches(HAL_OP_CUMPROD), scan_out<HAL_OP_CUMPROD>);
+}
+
+}  // namespace
+}  // namespace torch_hal::native

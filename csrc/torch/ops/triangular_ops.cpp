@@ -1,0 +1,56 @@
+// tril and triu (functional, in place, out=): one launch of the adapter's TRIL/TRIU kernel, which keeps the
+// triangle of the last two dimensions and zeroes the rest. Causal attention masks are made this way.
+#include <ATen/native/Resize.h>
+#include <torch/library.h>
+
+#include "dispatch/native_first.h"
+#include "dispatch/output_overlap.h"
+
+namespace torch_hal::native {
+namespace {
+
+void check_rank(const at::Tensor& self, bool upper) {
+  TORCH_CHECK(self.dim() >= 2, upper ? "triu" : "tril", ": input tensor must have at least 2 dimensions");
+}
+
+// Output and input must be the same tensor or disjoint (adapter.h); anything else takes the usual route.
+bool launch_triangle(bool upper, const at::Tensor& self, const at::Tensor& out, const c10::SymInt& diagonal) {
+  if (!launchable_overlap(out, self)) return false;
+  if (out.numel() == 0) return true;
+  KernelArgs args;
+  args.input(self).output(out).scalar(diagonal.guard_int(__FILE__, __LINE__));
+  return launch(self.device().index(), upper ? HAL_OP_TRIU : HAL_OP_TRIL, args);
+}
+
+template <bool Upper>
+std::optional<at::Tensor> triangle(const at::Tensor& self, c10::SymInt diagonal) {
+  check_rank(self, Upper);
+  at::Tensor out = at::empty(self.sizes(), self.options());
+  if (!launch_triangle(Upper, self, out, diagonal)) return std::nullopt;
+  return out;
+}
+template <bool Upper>
+bool triangle_(at::Tensor& self, c10::SymInt diagonal) {
+  check_rank(self, Upper);
+  return launch_triangle(Upper, self, self, diagonal);
+}
+template <bool Upper>
+bool triangle_out(const at::Tensor& self, c10::SymInt diagonal, at::Tensor& out) {
+  check_rank(self, Upper);
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "Expected out tensor to have dtype ", self.scalar_type(),
+              ", but got ", out.scalar_type(), " instead");
+  at::native::resize_output(out, self.sizes());
+  return launch_triangle(Upper, self, out, diagonal);
+}
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  HAL_NATIVE(m, tril, "tril", launches(HAL_OP_TRIL), triangle<false>);
+  HAL_NATIVE(m, tril_, "tril_", launches(HAL_OP_TRIL), triangle_<false>);
+  HAL_NATIVE(m, tril_out, "tril.out", launches(HAL_OP_TRIL), triangle_out<false>);
+  HAL_NATIVE(m, triu, "triu", launches(HAL_OP_TRIU), triangle<true>);
+  HAL_NATIVE(m, triu_, "triu_", launches(HAL_OP_TRIU), triangle_<true>);
+  HAL_NATIVE(m, triu_out, "triu.out", launches(HAL_OP_TRIU), triangle_out<true>);
+}
+
+}  // namespace
+}  // namespace torch_hal::native

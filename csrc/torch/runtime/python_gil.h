@@ -1,0 +1,40 @@
+// The GIL around the core's locks. A Python backend (vendor_adapters/python_backend) runs its allocate_memory
+// under the core allocator's lock, taking the GIL; a thread that held the GIL while waiting for that lock
+// (freeing a tensor, allocating one) would deadlock with it. So the glue enters the allocator, and every other
+// core call that may wait for its locks, without the GIL: GilReleasedAroundCoreLock.
+//
+// The runtime owns this (the allocator needs it); the Python backend tells it that one exists
+// (note_python_backend_registered), so that nothing here depends on the adapter.
+#pragma once
+
+#include <Python.h>
+
+namespace torch_hal {
+
+// Whether Python is past the point where the GIL may be taken (Py_IsFinalizing is public from 3.13).
+inline bool python_is_usable() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsInitialized() && !Py_IsFinalizing();
+#else
+  return Py_IsInitialized() && !_Py_IsFinalizing();
+#endif
+}
+
+// True once any Python backend has been registered.
+bool python_backends_registered();
+// Called by the Python backend's registration, before the core may call the new backend.
+void note_python_backend_registered();
+
+// Lets go of the GIL for its scope when this thread holds it and a Python backend exists.
+class GilReleasedAroundCoreLock {
+ public:
+  GilReleasedAroundCoreLock();
+  ~GilReleasedAroundCoreLock();
+  GilReleasedAroundCoreLock(const GilReleasedAroundCoreLock&) = delete;
+  GilReleasedAroundCoreLock& operator=(const GilReleasedAroundCoreLock&) = delete;
+
+ private:
+  PyThreadState* saved_ = nullptr;
+};
+
+}  // namespace torch_hal
