@@ -38,7 +38,7 @@ import torch
 from torch._inductor.virtualized import V
 
 from torch_hal.compile import boundary_ops  # noqa: F401  (the fake kernels of the boundary ops)
-from torch_hal.compile.inductor_backends import recorded_device_indices
+from torch_hal.compile.graph_devices import recorded_device_indices
 
 _CPU = torch.device("cpu")
 _HOST_GRAPH_KEY = "torch_hal_host_graph"  # set in a rewritten graph module's meta

@@ -2,7 +2,7 @@
 from torch._inductor.scheduler import BaseScheduling
 from torch.utils._ordered_set import OrderedSet
 
-from torch_hal.compile.inductor_backends import TRITON, graph_path
+from torch_hal.compile.graph_devices import TRITON, graph_path
 
 
 class HalScheduling(BaseScheduling):
