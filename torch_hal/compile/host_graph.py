@@ -183,6 +183,6 @@ def source_digest() -> str:
     """Changes whenever the rewrite or the code generated around hal kernels does: keys Inductor's FX graph cache
     (CustomGraphModulePass.uuid)."""
     here = Path(__file__).parent
-    sources = ["host_graph.py", "boundary_ops.py", "host_wrapper.py", "inductor_backends.py", "triton_wrapper.py",
-               "device_op_overrides.py"]
+    sources = ["host_graph.py", "boundary_ops.py", "host_wrapper.py", "inductor_backends.py", "graph_devices.py",
+               "triton_wrapper.py", "device_op_overrides.py"]
     return hashlib.sha256(b"".join((here / name).read_bytes() for name in sources)).hexdigest()
