@@ -1,5 +1,5 @@
 """``HardwareAdapter``: cross-vendor discovery and selection of hal devices, with the pre-HAL (legacy) API
-kept working.
+kept working (hardware_adapter_legacy_mode.py).
 
     adapter = HardwareAdapter(enable_hal=True)
     dev = adapter.get_optimal_device_hal(memory_requirement_gb=8, compute_requirement_tflops=20,
@@ -13,7 +13,7 @@ from typing import Any, Dict, Iterable, List, Optional, Union
 
 from torch_hal.cross_vendor import cross_vendor_capabilities
 from torch_hal.device_records import DeviceRecord, hal_devices
-from torch_hal.legacy_placement import cpu_record, legacy_devices, legacy_placement
+from torch_hal.hardware_adapter_legacy_mode import cpu_record, legacy_devices, legacy_placement
 from torch_hal.requirements import Requirements, check_amount, parse_requirements
 from torch_hal.selection import Selection, select
 from torch_hal.vendors import HardwareVendor
