@@ -1,11 +1,12 @@
-"""``HardwareAdapter``: cross-vendor discovery and selection of hal devices, with the pre-HAL (legacy) API
-kept working (hardware_adapter_legacy_mode.py).
+"""``HardwareAdapter``, the device picker: cross-vendor discovery and selection of hal devices, with the
+pre-HAL (legacy) API kept working (hardware_adapter_legacy_mode.py). Not an adapter (a library behind the C ABI,
+``torch_hal.adapters()``): docs/ARCHITECTURE.md, "Words".
 
-    adapter = HardwareAdapter(enable_hal=True)
-    dev = adapter.get_optimal_device_hal(memory_requirement_gb=8, compute_requirement_tflops=20,
-                                         preferred_vendors=['nvidia', 'amd'], required_precisions=['bf16'])
+    picker = HardwareAdapter(enable_hal=True)
+    dev = picker.get_optimal_device_hal(memory_requirement_gb=8, compute_requirement_tflops=20,
+                                        preferred_vendors=['nvidia', 'amd'], required_precisions=['bf16'])
     if dev is None:
-        print(adapter.last_selection_reasons)        # {'hal:0': 'lost: needs 8 GB free, has 3.1 GB', ...}
+        print(picker.last_selection_reasons)         # {'hal:0': 'lost: needs 8 GB free, has 3.1 GB', ...}
 
 How devices qualify and rank: :mod:`torch_hal.selection`.
 """

@@ -83,8 +83,8 @@ def _share(tensor: torch.Tensor):
              tuple(tensor.stride()), tensor.requires_grad, isinstance(tensor, torch.nn.Parameter)))
 
 
-def _rebuild_hal_tensor(host: torch.Tensor, device_index: int, requires_grad: bool, is_parameter: bool):
-    tensor = host.to(torch.device("hal", device_index))
+def _rebuild_hal_tensor(cpu_copy: torch.Tensor, device_index: int, requires_grad: bool, is_parameter: bool):
+    tensor = cpu_copy.to(torch.device("hal", device_index))
     if is_parameter:
         return torch.nn.Parameter(tensor, requires_grad=requires_grad)
     return tensor.requires_grad_(requires_grad)
@@ -101,9 +101,9 @@ def _reduce_tensor(tensor: torch.Tensor):
     shared = _share(tensor)
     if shared is not None:
         return shared
-    host = tensor.detach().cpu()
+    cpu_copy = tensor.detach().cpu()
     return (_rebuild_hal_tensor,
-            (host, tensor.device.index, tensor.requires_grad, isinstance(tensor, torch.nn.Parameter)))
+            (cpu_copy, tensor.device.index, tensor.requires_grad, isinstance(tensor, torch.nn.Parameter)))
 
 
 def install() -> None:

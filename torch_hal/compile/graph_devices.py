@@ -1,8 +1,8 @@
 """The hal devices of a graph torch.compile is compiling, and the code generation (path) each one takes:
 
-  - HOST: host-accessible memory (the host reference device): Inductor's C++/OpenMP CPU code over the hal memory
-    (host_graph.py, host_wrapper.py);
-  - TRITON: NVIDIA and AMD GPUs where triton is installed (triton_graph.py, triton_wrapper.py);
+  - HOST_PATH: host-accessible memory (the host reference device, or any device whose memory the CPU can
+    address): Inductor's C++/OpenMP CPU code over the hal memory (host_graph.py, host_wrapper.py);
+  - TRITON_PATH: NVIDIA and AMD GPUs where triton is installed (triton_graph.py, triton_wrapper.py);
   - any other device: an error that names backend="aot_eager".
 
 The pieces of Inductor's code generation for hal (inductor_backends.py, scheduling.py, host_graph.py,
@@ -13,7 +13,7 @@ import torch
 from torch_hal import _C
 from torch_hal.compile.triton_graph import triton_path_unavailable_reason
 
-HOST, TRITON = "host", "triton"
+HOST_PATH, TRITON_PATH = "host", "triton"  # the values name the paths in messages
 _INDICES_KEY = "torch_hal_device_indices"  # what HalGraphPass records in the graph module's meta
 
 
@@ -21,11 +21,11 @@ def path_for_device(index: int) -> str:
     """Which code generation torch.compile uses for hal:index; raises where there is none."""
     props = _C.get_device_properties(index)
     if props["host_accessible"]:
-        return HOST
+        return HOST_PATH
     if props["vendor"] in ("nvidia", "amd"):
         reason = triton_path_unavailable_reason(index)
         if reason is None:
-            return TRITON
+            return TRITON_PATH
     else:
         reason = (f"Inductor has no code generation for its adapter ({props['adapter']}, vendor {props['vendor']}): "
                   "it compiles for host-accessible devices (C++) and NVIDIA/AMD GPUs (Triton)")
@@ -74,4 +74,4 @@ def graph_device_indices():
 def graph_path() -> str:
     """The path of the graph Inductor is generating code for (the host path outside any graph)."""
     indices = graph_device_indices()
-    return path_for_device(indices[0]) if indices else HOST
+    return path_for_device(indices[0]) if indices else HOST_PATH

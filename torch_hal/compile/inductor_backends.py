@@ -16,7 +16,8 @@ from torch._inductor.custom_graph_pass import CustomGraphModulePass
 from torch_hal import _C
 from torch_hal.compile import triton_graph
 from torch_hal.compile.device_op_overrides import HalDeviceOpOverrides
-from torch_hal.compile.graph_devices import HOST, graph_hal_indices, graph_path, path_for_device, record_device_indices
+from torch_hal.compile.graph_devices import (HOST_PATH, graph_hal_indices, graph_path, path_for_device,
+                                            record_device_indices)
 from torch_hal.compile.host_graph import cpu_inputs_for_lowering, rewrite_for_host, source_digest
 from torch_hal.compile.lazy_registration import after_import
 
@@ -32,7 +33,7 @@ class HalGraphPass(CustomGraphModulePass):
             raise RuntimeError(f"torch.compile: one graph uses hal devices of different kinds ({paths}); move its "
                                "tensors to one kind of device, or compile with backend=\"aot_eager\"")
         record_device_indices(gm, indices)
-        if HOST in paths.values():
+        if HOST_PATH in paths.values():
             rewrite_for_host(gm)
 
     def uuid(self):
@@ -52,7 +53,7 @@ class HalWrapperCodegen:
             return PythonWrapperCodegen.create(is_subgraph, subgraph_name, parent_wrapper, partition_signatures)
         # Imported when first used, as PythonWrapperCodegen: both wrappers import Inductor's wrapper module,
         # which is not loaded yet when this registers.
-        if graph_path() == HOST:
+        if graph_path() == HOST_PATH:
             from torch_hal.compile.host_wrapper import HostWrapperCodegen as cls
         else:
             from torch_hal.compile.triton_wrapper import TritonWrapperCodegen as cls

@@ -1,4 +1,6 @@
-"""One Python adapter per vendor, over the C++ adapters the HAL core loaded (``torch_hal.adapters()``).
+"""Vendor views: one Python class per vendor over the adapters the HAL core loaded (``torch_hal.adapters()``)
+and their devices. Not adapters themselves, despite the class names (public API, kept): docs/ARCHITECTURE.md,
+"Words".
 
     from torch_hal.vendor_adapters import NvidiaAdapter, auto_detect_best_adapter
     NvidiaAdapter().discover_devices()      # [] here, and .unavailable_reason says why
