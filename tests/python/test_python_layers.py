@@ -70,7 +70,7 @@ def import_graph(package_dir: Path) -> Dict[str, Dict[str, int]]:
                     continue
                 imported = owner(target)
                 if imported in modules and imported != module:
-                    edges.setdefault(imported, node.lineno)
+                    edges[imported] = min(edges.get(imported, node.lineno), node.lineno)
     return graph
 
 
