@@ -34,7 +34,6 @@ copies, D2D, elementwise on 256 MiB and matrix products at least 0.95x; `empty` 
 """
 import argparse
 import datetime
-import importlib.util
 import json
 import platform
 import statistics
@@ -44,22 +43,9 @@ from typing import Callable, NamedTuple, Optional
 
 import torch
 
-PACKAGE_DIR = Path(__file__).resolve().parent.parent / "torch_hal"
-
-
-def load_without_package(name):
-    """A module of torch_hal loaded from its file, so that the cuda worker never registers hal."""
-    spec = importlib.util.spec_from_file_location(f"_bench_{name}", PACKAGE_DIR / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_models = load_without_package("reference_models")
-TinyTransformer, mlp = _models.TinyTransformer, _models.mlp
-training_step, transformer_batch = _models.training_step, _models.transformer_batch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import lockstep  # noqa: E402  (the training processes in lockstep)
+from reference_models import TinyTransformer, mlp, training_step, transformer_batch  # noqa: E402  (torch only)
 import sides  # noqa: E402  (autograd threading, alike on both sides)
 from timing import batch_size, time_pair, timed_batch  # noqa: E402  (loaded without the torch_hal package)
 

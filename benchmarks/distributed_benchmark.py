@@ -71,14 +71,8 @@ def rank_main(side: str, rank: int, port: int, threading: str = "keep"):
     dist.init_process_group(backend=backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=WORLD,
                             timeout=datetime.timedelta(seconds=300))
     control = dist.new_group(backend="gloo")  # carries the requests from rank 0 to rank 1
-    # By file, not as torch_hal.reference_models: importing the torch_hal package would register hal, and
-    # the cuda side must not (lockstep.py says why).
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("reference_models", HERE.parent / "torch_hal" / "reference_models.py")
-    models = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(models)
-    TinyTransformer, transformer_batch = models.TinyTransformer, models.transformer_batch
+    # reference_models imports torch only: the cuda side must not register hal (lockstep.py says why).
+    from reference_models import TinyTransformer, transformer_batch
 
     state = {}
 

@@ -15,7 +15,7 @@ from torch_hal.vendors import HardwareVendor
 def cross_vendor_capabilities() -> Dict[str, Any]:
     devices = hal_devices()
     accelerators = [d for d in devices if not d.is_host_reference]
-    host = [d for d in devices if d.is_host_reference]
+    host_devices = [d for d in devices if d.is_host_reference]
     return {
         "hal_enabled": True,
         "device_count": len(devices),
@@ -30,8 +30,8 @@ def cross_vendor_capabilities() -> Dict[str, Any]:
         "vendor_distribution": {v.value: sum(d.vendor is v for d in devices) for v in HardwareVendor},
         "available_memory_gb": sum((d.free_memory_gb() for d in accelerators), 0.0),
         "total_memory_gb": sum((d.capabilities.total_memory_gb for d in accelerators), 0.0),
-        "host_available_memory_gb": sum((d.free_memory_gb() for d in host), 0.0),
-        "host_total_memory_gb": sum((d.capabilities.total_memory_gb for d in host), 0.0),
+        "host_available_memory_gb": sum((d.free_memory_gb() for d in host_devices), 0.0),
+        "host_total_memory_gb": sum((d.capabilities.total_memory_gb for d in host_devices), 0.0),
         "precision_support": {p: [str(d.torch_device) for d in devices if d.capabilities.supports(p)]
                               for p in PRECISIONS},
         "adapters": [{"name": a.name, "state": a.state, "reason": a.reason, "device_count": a.device_count}

@@ -46,6 +46,7 @@ from torch_hal.streams import (  # noqa: F401
     stream,
 )
 from torch_hal.device_index import device_index as _device_index
+from torch_hal.hardware_adapter import best_device_index as _best_device_index
 from torch_hal import memory  # noqa: F401  (torch.hal.memory._record_memory_history, as torch.cuda.memory)
 
 _DeviceLike = Union[int, str, torch.device, None]
@@ -68,9 +69,7 @@ def set_device(device: _DeviceLike) -> None:
     ``"auto"`` picks the best device, as ``HardwareAdapter(enable_hal=True).get_optimal_device_hal()`` with
     no requirements does. Raises IndexError for a device that does not exist, naming the devices that do."""
     if isinstance(device, str) and device == "auto":
-        from torch_hal.hardware_adapter import best_device_index  # late: torch_hal imports this module first
-
-        device = best_device_index()
+        device = _best_device_index()
     _C.set_device(_device_index(device))
 
 

@@ -1,4 +1,4 @@
-"""Device records: what selection, the vendor adapters and legacy placement return for a device.
+"""Device records: what selection, the vendor adapters and HardwareAdapter's legacy mode return for a device.
 
 A hal device's record holds the properties its adapter read from the hardware (``torch_hal._C``); peak
 throughput and bandwidth are the adapter's figures, 0 where the adapter does not know them (the host

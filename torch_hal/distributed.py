@@ -15,6 +15,7 @@ import warnings
 import torch
 
 from torch_hal import _C
+from torch_hal.device_index import device_index
 
 BACKEND_NAME = "hal"
 _installed = False
@@ -27,8 +28,6 @@ def is_available() -> bool:
 
 def engine_of(device) -> str:
     """The engine that runs the collectives of hal tensors on ``device`` (``"hal:0"``, 0, a torch.device)."""
-    from torch_hal.device_index import device_index
-
     return _C.DistributedBackend.engine_of(device_index(device))
 
 

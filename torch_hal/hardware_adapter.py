@@ -1,11 +1,12 @@
-"""``HardwareAdapter``: cross-vendor discovery and selection of hal devices, with the pre-HAL (legacy) API
-kept working.
+"""``HardwareAdapter``, the device picker: cross-vendor discovery and selection of hal devices, with the
+pre-HAL (legacy) API kept working (hardware_adapter_legacy_mode.py). Not an adapter (a library behind the C ABI,
+``torch_hal.adapters()``): docs/ARCHITECTURE.md, "Words".
 
-    adapter = HardwareAdapter(enable_hal=True)
-    dev = adapter.get_optimal_device_hal(memory_requirement_gb=8, compute_requirement_tflops=20,
-                                         preferred_vendors=['nvidia', 'amd'], required_precisions=['bf16'])
+    picker = HardwareAdapter(enable_hal=True)
+    dev = picker.get_optimal_device_hal(memory_requirement_gb=8, compute_requirement_tflops=20,
+                                        preferred_vendors=['nvidia', 'amd'], required_precisions=['bf16'])
     if dev is None:
-        print(adapter.last_selection_reasons)        # {'hal:0': 'lost: needs 8 GB free, has 3.1 GB', ...}
+        print(picker.last_selection_reasons)         # {'hal:0': 'lost: needs 8 GB free, has 3.1 GB', ...}
 
 How devices qualify and rank: :mod:`torch_hal.selection`.
 """
@@ -13,7 +14,7 @@ from typing import Any, Dict, Iterable, List, Optional, Union
 
 from torch_hal.cross_vendor import cross_vendor_capabilities
 from torch_hal.device_records import DeviceRecord, hal_devices
-from torch_hal.legacy_placement import cpu_record, legacy_devices, legacy_placement
+from torch_hal.hardware_adapter_legacy_mode import cpu_record, legacy_devices, legacy_placement
 from torch_hal.requirements import Requirements, check_amount, parse_requirements
 from torch_hal.selection import Selection, select
 from torch_hal.vendors import HardwareVendor

@@ -24,6 +24,10 @@ import torch
 import torch.multiprocessing.reductions as torch_reductions
 from torch.multiprocessing.reductions import StorageWeakRef
 
+# A receiving process rebuilds a tensor with a function of this module, which its unpickler imports by name:
+# that imports the torch_hal package first, which registers hal, even in a spawned process that never imported it.
+from torch_hal import _C
+
 # The storages this process sent or received, weakly, by what names their memory: a storage that comes back
 # (to its sender, or a second time to a receiver) is the same storage object, so tensors that shared a storage
 # in the sender share one in the receiver, as torch.cuda's shared_cache arranges.
@@ -44,9 +48,6 @@ def _cache_storage(key, storage) -> None:
 
 def _rebuild_shared_hal_tensor(key, fd, allocation_size, dtype, storage_offset, size, stride, requires_grad,
                                is_parameter):
-    import torch_hal  # noqa: F401  (a spawned receiver registers hal before it rebuilds)
-    from torch_hal import _C
-
     device, handle, offset, nbytes = key
     # Taken even when the storage is known: the sender's copy of the descriptor waits until it is collected.
     fd_number = fd.detach() if fd is not None else -1
@@ -67,8 +68,6 @@ def _rebuild_shared_hal_tensor(key, fd, allocation_size, dtype, storage_offset, 
 
 def _share(tensor: torch.Tensor):
     """The reduction that shares `tensor`'s memory, or None where it cannot be shared."""
-    from torch_hal import _C
-
     storage = tensor.untyped_storage()
     if tensor.layout != torch.strided or storage.nbytes() == 0 or not _C.ipc_supported(tensor.device.index):
         return None
@@ -84,10 +83,8 @@ def _share(tensor: torch.Tensor):
              tuple(tensor.stride()), tensor.requires_grad, isinstance(tensor, torch.nn.Parameter)))
 
 
-def _rebuild_hal_tensor(host: torch.Tensor, device_index: int, requires_grad: bool, is_parameter: bool):
-    import torch_hal  # noqa: F401  (a spawned receiver registers hal before it rebuilds)
-
-    tensor = host.to(torch.device("hal", device_index))
+def _rebuild_hal_tensor(cpu_copy: torch.Tensor, device_index: int, requires_grad: bool, is_parameter: bool):
+    tensor = cpu_copy.to(torch.device("hal", device_index))
     if is_parameter:
         return torch.nn.Parameter(tensor, requires_grad=requires_grad)
     return tensor.requires_grad_(requires_grad)
@@ -104,9 +101,9 @@ def _reduce_tensor(tensor: torch.Tensor):
     shared = _share(tensor)
     if shared is not None:
         return shared
-    host = tensor.detach().cpu()
+    cpu_copy = tensor.detach().cpu()
     return (_rebuild_hal_tensor,
-            (host, tensor.device.index, tensor.requires_grad, isinstance(tensor, torch.nn.Parameter)))
+            (cpu_copy, tensor.device.index, tensor.requires_grad, isinstance(tensor, torch.nn.Parameter)))
 
 
 def install() -> None:

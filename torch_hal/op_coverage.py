@@ -17,7 +17,8 @@ from typing import Dict, Iterable, List, Optional
 
 import torch
 
-from torch_hal import _C
+from torch_hal import _C, pytorch_gaps
+from torch_hal.device_index import device_index
 
 # Categories in the order a report lists them, with what each means for a user.
 CATEGORIES = {
@@ -115,8 +116,6 @@ def _dtype_name(dtype: torch.dtype) -> str:
 def existing_device(device) -> int:
     """The index of a hal device that exists (device: an index, "hal:N" or a torch.device); ValueError or
     RuntimeError (from torch.device) otherwise."""
-    from torch_hal.device_index import device_index
-
     index = device_index(device)
     if not 0 <= index < _C.device_count():
         raise ValueError(f"hal:{index} does not exist; {describe_devices()}")
@@ -125,8 +124,6 @@ def existing_device(device) -> int:
 
 def coverage(device="hal") -> CoverageReport:
     """The coverage map of a hal device (index, "hal:N" or torch.device)."""
-    from torch_hal import pytorch_gaps
-
     index = existing_device(device)
     props = _C.get_device_properties(index)
     adapter = _AdapterQuestions(index)

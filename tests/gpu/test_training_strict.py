@@ -3,12 +3,16 @@ block step (embedding, layer norm, attention through matmul and softmax, GELU, c
 run as a native kernel; any op reaching the CPU fallback raises. Losses are compared with the CPU's from
 the same initial weights (not torch.cuda's: with hal registered, PyTorch's autograd refuses backward over
 cuda tensors in the same process, pytorch/pytorch#161129). Skips without a GPU hal device."""
+import sys
+
 import pytest
 import torch
 
 import torch_hal  # noqa: F401
-from conftest import gpu_hal_index
-from torch_hal.reference_models import TinyTransformer, mlp, training_step, transformer_batch
+from conftest import REPO_ROOT, gpu_hal_index
+
+sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
+from reference_models import TinyTransformer, mlp, training_step, transformer_batch  # noqa: E402
 
 DEVICE = None if gpu_hal_index() is None else torch.device("hal", gpu_hal_index())
 pytestmark = pytest.mark.skipif(DEVICE is None, reason="no GPU among the hal devices")

@@ -8,13 +8,16 @@ import math
 import os
 import sys
 import time
+from pathlib import Path
 
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 
 import torch_hal  # noqa: F401  (registers hal and its c10d backend)
-from torch_hal.reference_models import TinyTransformer, mlp, transformer_batch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from reference_models import TinyTransformer, mlp, transformer_batch  # noqa: E402
 
 ReduceOp = dist.ReduceOp
 

@@ -6,7 +6,7 @@ analysis (Inductor's buffer reuse and reinplacing among others) knows it aliases
 """
 import torch
 
-import torch_hal  # noqa: F401  (the library torch_hal is defined by the native module)
+from torch_hal import _C  # noqa: F401  (the native module defines the operator library torch_hal)
 
 _CPU = torch.device("cpu")
 

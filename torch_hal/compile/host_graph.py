@@ -38,7 +38,7 @@ import torch
 from torch._inductor.virtualized import V
 
 from torch_hal.compile import boundary_ops  # noqa: F401  (the fake kernels of the boundary ops)
-from torch_hal.compile.inductor_backends import recorded_device_indices
+from torch_hal.compile.graph_devices import recorded_device_indices
 
 _CPU = torch.device("cpu")
 _HOST_GRAPH_KEY = "torch_hal_host_graph"  # set in a rewritten graph module's meta
@@ -183,6 +183,6 @@ def source_digest() -> str:
     """Changes whenever the rewrite or the code generated around hal kernels does: keys Inductor's FX graph cache
     (CustomGraphModulePass.uuid)."""
     here = Path(__file__).parent
-    sources = ["host_graph.py", "boundary_ops.py", "host_wrapper.py", "inductor_backends.py", "triton_wrapper.py",
-               "device_op_overrides.py"]
+    sources = ["host_graph.py", "boundary_ops.py", "host_wrapper.py", "inductor_backends.py", "graph_devices.py",
+               "triton_wrapper.py", "device_op_overrides.py"]
     return hashlib.sha256(b"".join((here / name).read_bytes() for name in sources)).hexdigest()

@@ -23,8 +23,8 @@ from torch._inductor.utils import DeferredLineBase
 from torch._inductor.virtualized import V
 
 from torch_hal import _C
+from torch_hal.compile.graph_devices import graph_device_indices
 from torch_hal.compile.host_graph import host_input_names, host_returned_devices
-from torch_hal.compile.inductor_backends import graph_device_indices
 
 
 # The name the wrapper's header gives _C.compile_host_outputs, which its return line calls.

@@ -14,39 +14,12 @@ from torch._inductor.codegen.common import register_backend_for_device, register
 from torch._inductor.custom_graph_pass import CustomGraphModulePass
 
 from torch_hal import _C
+from torch_hal.compile import triton_graph
 from torch_hal.compile.device_op_overrides import HalDeviceOpOverrides
-
-HOST, TRITON = "host", "triton"
-_INDICES_KEY = "torch_hal_device_indices"  # what HalGraphPass records in the graph module's meta
-
-
-def path_for_device(index: int) -> str:
-    """Which code generation torch.compile uses for hal:index; raises where there is none."""
-    props = _C.get_device_properties(index)
-    if props["host_accessible"]:
-        return HOST
-    if props["vendor"] in ("nvidia", "amd"):
-        from torch_hal.compile.triton_graph import triton_path_unavailable_reason
-
-        reason = triton_path_unavailable_reason(index)
-        if reason is None:
-            return TRITON
-    else:
-        reason = (f"Inductor has no code generation for its adapter ({props['adapter']}, vendor {props['vendor']}): "
-                  "it compiles for host-accessible devices (C++) and NVIDIA/AMD GPUs (Triton)")
-    raise RuntimeError(f"torch.compile with Inductor cannot compile for hal:{index} ({props['name']}): {reason}. "
-                       f"Compile with backend=\"aot_eager\" (torch.compile(model, backend=\"aot_eager\")), which runs "
-                       "the same captured graphs on every hal device.")
-
-
-def graph_hal_indices(gm: torch.fx.GraphModule):
-    indices = set()
-    for node in gm.graph.nodes:
-        value = node.meta.get("val")
-        for v in value if isinstance(value, (list, tuple)) else (value,):
-            if isinstance(v, torch.Tensor) and v.device.type == "hal":
-                indices.add(v.device.index if v.device.index is not None else _C.current_device())
-    return indices
+from torch_hal.compile.graph_devices import (HOST_PATH, graph_hal_indices, graph_path, path_for_device,
+                                            record_device_indices)
+from torch_hal.compile.host_graph import cpu_inputs_for_lowering, rewrite_for_host, source_digest
+from torch_hal.compile.lazy_registration import after_import
 
 
 class HalGraphPass(CustomGraphModulePass):
@@ -59,44 +32,12 @@ class HalGraphPass(CustomGraphModulePass):
         if len(set(paths.values())) > 1:
             raise RuntimeError(f"torch.compile: one graph uses hal devices of different kinds ({paths}); move its "
                                "tensors to one kind of device, or compile with backend=\"aot_eager\"")
-        gm.meta[_INDICES_KEY] = sorted(indices)
-        if HOST in paths.values():
-            from torch_hal.compile.host_graph import rewrite_for_host
-
+        record_device_indices(gm, indices)
+        if HOST_PATH in paths.values():
             rewrite_for_host(gm)
 
     def uuid(self):
-        from torch_hal.compile.host_graph import source_digest
-
         return source_digest()
-
-
-def recorded_device_indices(graph_module):
-    """The hal indices HalGraphPass recorded for a graph module; None where it did not see it."""
-    return getattr(graph_module, "meta", {}).get(_INDICES_KEY)
-
-
-def graph_device_indices():
-    """The hal indices of the graph Inductor is lowering, as HalGraphPass recorded them; None outside a graph."""
-    from torch._inductor.virtualized import V
-
-    try:
-        module = V.graph.module
-    except AttributeError:  # no graph being lowered: Inductor asking about the device type in general
-        return None
-    recorded = recorded_device_indices(module)
-    if recorded is not None:
-        return recorded
-    inputs = getattr(V.graph, "graph_inputs", {}).values()  # a subgraph: its own inputs
-    devices = [v.get_device() for v in inputs if hasattr(v, "get_device")]
-    return sorted({d.index if d.index is not None else _C.current_device() for d in devices
-                   if d is not None and d.type == "hal"})
-
-
-def graph_path() -> str:
-    """The path of the graph Inductor is generating code for (the host path outside any graph)."""
-    indices = graph_device_indices()
-    return path_for_device(indices[0]) if indices else HOST
 
 
 class HalWrapperCodegen:
@@ -110,7 +51,9 @@ class HalWrapperCodegen:
 
         if is_subgraph:  # written into its parent's module, whose header hal's wrapper wrote
             return PythonWrapperCodegen.create(is_subgraph, subgraph_name, parent_wrapper, partition_signatures)
-        if graph_path() == HOST:
+        # Imported when first used, as PythonWrapperCodegen: both wrappers import Inductor's wrapper module,
+        # which is not loaded yet when this registers.
+        if graph_path() == HOST_PATH:
             from torch_hal.compile.host_wrapper import HostWrapperCodegen as cls
         else:
             from torch_hal.compile.triton_wrapper import TritonWrapperCodegen as cls
@@ -136,12 +79,7 @@ def register() -> None:
     register_device_op_overrides("hal", HalDeviceOpOverrides())
     # Inductor takes GPU decisions for hal from the start of a compilation where hal is a Triton GPU.
     if any(_C.get_device_properties(i)["vendor"] in ("nvidia", "amd") for i in range(_C.device_count())):
-        from torch_hal.compile import triton_graph
-
         if any(triton_graph.triton_path_unavailable_reason(i) is None for i in range(_C.device_count())):
             triton_graph.install()
     register_backend_for_device("hal", hal_scheduling, HalWrapperCodegen, device_custom_pass=HalGraphPass())
-    from torch_hal.compile.host_graph import cpu_inputs_for_lowering
-    from torch_hal.compile.lazy_registration import after_import
-
     after_import("torch._inductor.graph", cpu_inputs_for_lowering)

@@ -2,7 +2,7 @@
 from torch._inductor.scheduler import BaseScheduling
 from torch.utils._ordered_set import OrderedSet
 
-from torch_hal.compile.inductor_backends import TRITON, graph_path
+from torch_hal.compile.graph_devices import TRITON_PATH, graph_path
 
 
 class HalScheduling(BaseScheduling):
@@ -12,7 +12,7 @@ class HalScheduling(BaseScheduling):
     naming."""
 
     def __new__(cls, scheduler):
-        if graph_path() == TRITON:
+        if graph_path() == TRITON_PATH:
             from torch_hal.compile.triton_graph import triton_scheduling
 
             return triton_scheduling(scheduler)
@@ -31,16 +31,16 @@ class HalScheduling(BaseScheduling):
         pass
 
     def group_fn(self, sizes):
-        self._kernel_on_host_device()
+        self._kernel_on_host_accessible_device()
 
     def codegen_node(self, node) -> None:
-        self._kernel_on_host_device()
+        self._kernel_on_host_accessible_device()
 
     def codegen_template(self, *args, **kwargs):
-        self._kernel_on_host_device()
+        self._kernel_on_host_accessible_device()
 
     @staticmethod
-    def _kernel_on_host_device():
+    def _kernel_on_host_accessible_device():
         raise RuntimeError("torch_hal: Inductor was asked for a kernel on a host-accessible hal device after the "
                            "host graph rewrite (host_graph.py); please report it with the graph "
                            "(TORCH_LOGS=post_grad_graphs). backend=\"aot_eager\" runs the model meanwhile.")

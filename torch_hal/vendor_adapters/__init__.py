@@ -1,4 +1,6 @@
-"""One Python adapter per vendor, over the C++ adapters the HAL core loaded (``torch_hal.adapters()``).
+"""Vendor views: one Python class per vendor over the adapters the HAL core loaded (``torch_hal.adapters()``)
+and their devices. Not adapters themselves, despite the class names (public API, kept): docs/ARCHITECTURE.md,
+"Words".
 
     from torch_hal.vendor_adapters import NvidiaAdapter, auto_detect_best_adapter
     NvidiaAdapter().discover_devices()      # [] here, and .unavailable_reason says why
@@ -10,7 +12,8 @@ vendor has none is the one its C++ adapter gave.
 from typing import Dict, List, Type
 
 from torch_hal._adapters import AdapterInfo, adapters
-from torch_hal.device_records import DeviceRecord, hal_devices
+from torch_hal.device_records import DeviceRecord, hal_device, hal_devices
+from torch_hal.hardware_adapter import best_device_index
 from torch_hal.vendors import HardwareVendor
 
 # C++ adapters named after a vendor belong to it; any other adapter is a plugin (custom ASIC).
@@ -88,7 +91,4 @@ def all_vendor_adapters() -> List[VendorAdapter]:
 
 def auto_detect_best_adapter() -> VendorAdapter:
     """The adapter of the vendor whose device selection ranks first with no requirements."""
-    from torch_hal.hardware_adapter import best_device_index
-    from torch_hal.device_records import hal_device
-
     return ADAPTER_CLASSES[hal_device(best_device_index()).vendor]()

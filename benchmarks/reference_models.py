@@ -1,4 +1,7 @@
-"""The small models that the GPU tests, the benchmarks and the demos train, defined once.
+"""The small models that the benchmarks and the tests train, defined once (not part of the torch_hal package:
+it imports torch only, so a process that must not register hal, such as the cuda side of a comparison, imports
+it as well). Benchmarks import it as ``reference_models`` (their folder is on sys.path); tests put
+benchmarks/ on sys.path first.
 
 - ``mlp()``: 784-256-128-10 with ReLU, the quickstart's model.
 - ``TinyTransformer``: token embedding, one pre-norm transformer block (attention written with matmul and

@@ -1,5 +1,7 @@
-"""Placement as it was before the hardware abstraction layer: torch.cuda's first GPU when it fits, else the
-CPU. ``HardwareAdapter()`` (``enable_hal=False``) answers with this, so code written for it keeps working."""
+"""``HardwareAdapter``'s legacy mode: discovery and placement as they were before the hardware abstraction
+layer, over PyTorch's own devices (torch.cuda's GPUs and the CPU), not hal devices. ``HardwareAdapter()``
+(``enable_hal=False``, the default) answers with this, so code written for it keeps working; HAL mode's
+get_optimal_device_placement() falls back to :func:`cpu_record` as well."""
 import os
 import platform
 
