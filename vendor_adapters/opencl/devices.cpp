@@ -1,12 +1,16 @@
-#include "opencl_devices.h"
+#include "devices.h"
 
 #include <dlfcn.h>
 
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
 #include <string>
 
+#include "adapter_state.h"
 #include "library_file_check.h"
 
 namespace hal_opencl {
@@ -167,6 +171,108 @@ Discovery discover_devices(const OpenClApi& cl) {
   }
   if (out.devices.empty() && out.skipped.empty()) out.skipped = "the OpenCL platforms have no device";
   return out;
+}
+
+namespace {
+
+std::mutex g_lifecycle_mutex;
+int g_initializations = 0;
+
+hal_status_t open_devices(State& state, Discovery discovery) {
+  for (DeviceInfo& info : discovery.devices) {
+    auto d = std::make_unique<Device>();
+    d->info = std::move(info);
+    cl_int error = CL_SUCCESS;
+    d->context = state.cl->CreateContext(nullptr, 1, &d->info.id, nullptr, nullptr, &error);
+    if (error != CL_SUCCESS) return cl_fail(("clCreateContext for " + d->info.name).c_str(), error);
+    state.devices.push_back(std::move(d));  // released by ~State from here on
+    Device& added = *state.devices.back();
+    added.default_queue = new_queue(*state.cl, added, &error);
+    if (error != CL_SUCCESS) {
+      return cl_fail(("clCreateCommandQueueWithProperties for " + added.info.name).c_str(), error);
+    }
+    added.kernels = std::make_unique<DeviceKernels>(*state.cl, added.context, added.info.id);
+  }
+  return HAL_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+// ---- lifecycle ---------------------------------------------------------------------------------
+
+hal_status_t initialize() {
+  std::lock_guard<std::mutex> lock(g_lifecycle_mutex);
+  if (g_state) {
+    ++g_initializations;
+    return HAL_STATUS_SUCCESS;
+  }
+  return guarded("initialize", [&]() -> hal_status_t {
+    std::string why;
+    const OpenClApi* api = opencl_api(&why);
+    if (api == nullptr) return fail(HAL_STATUS_UNAVAILABLE, why);
+    Discovery discovery = discover_devices(*api);
+    if (!discovery.config_error.empty()) return fail(HAL_STATUS_INVALID_ARGUMENT, discovery.config_error);
+    if (discovery.devices.empty()) {
+      return fail(HAL_STATUS_UNAVAILABLE, "no OpenCL device to serve: " + discovery.skipped);
+    }
+    auto state = std::make_unique<State>();
+    state->cl = api;
+    if (hal_status_t st = open_devices(*state, std::move(discovery))) return st;
+    g_state = std::move(state);
+    g_initializations = 1;
+    return HAL_STATUS_SUCCESS;
+  });
+}
+
+void shutdown() {
+  std::lock_guard<std::mutex> lock(g_lifecycle_mutex);
+  if (g_initializations == 0 || --g_initializations > 0) return;
+  g_state.reset();
+}
+
+const char* get_last_error() { return hal_abi_boundary::thread_error().c_str(); }
+
+// ---- discovery ---------------------------------------------------------------------------------
+
+hal_status_t device_count(int32_t* count) {
+  *count = static_cast<int32_t>(g_state->devices.size());
+  return HAL_STATUS_SUCCESS;
+}
+
+hal_status_t get_device_properties(int32_t device, hal_device_properties_t* props) {
+  const DeviceInfo& info = dev(device).info;
+  hal_device_properties_t p{};
+  p.struct_size = sizeof(p);
+  std::snprintf(p.name, sizeof(p.name), "%s (OpenCL, %s)", info.name.c_str(), info.platform_name.c_str());
+  // Not the silicon's vendor: the devices of this adapter are told apart from those other adapters serve.
+  std::snprintf(p.vendor, sizeof(p.vendor), "opencl");
+  const char* kind = (info.type & CL_DEVICE_TYPE_CPU)   ? "cpu"
+                     : (info.type & CL_DEVICE_TYPE_GPU) ? "gpu"
+                                                        : "accelerator";
+  std::snprintf(p.arch_name, sizeof(p.arch_name), "opencl-%s", kind);
+  std::snprintf(p.pci_bus_id, sizeof(p.pci_bus_id), "%s", info.pci_bus_id.c_str());
+  std::snprintf(p.uuid, sizeof(p.uuid), "%s", info.uuid.c_str());
+  p.total_memory_bytes = info.global_memory_bytes;
+  p.compute_units = static_cast<int32_t>(info.compute_units);
+  p.max_threads_per_block = static_cast<int32_t>(info.max_work_group_size);
+  p.shared_memory_per_block_bytes = info.local_memory_bytes;
+  p.clock_rate_khz = static_cast<int32_t>(info.clock_mhz * 1000);
+  // Coarse-grained SVM: the host may touch it only between map and unmap, so the core copies, never
+  // dereferences.
+  p.flags = (info.fp16 ? HAL_DEVICE_FLAG_FP16 : 0u) | (info.fp64 ? HAL_DEVICE_FLAG_FP64 : 0u);
+  const uint32_t size = props->struct_size < sizeof(p) ? props->struct_size : static_cast<uint32_t>(sizeof(p));
+  std::memcpy(props, &p, size);
+  props->struct_size = size;
+  return HAL_STATUS_SUCCESS;
+}
+
+// OpenCL has no query of free memory: what is not allocated through this adapter counts as free.
+hal_status_t get_memory_info(int32_t device, uint64_t* free_bytes, uint64_t* total_bytes) {
+  Device& d = dev(device);
+  std::lock_guard<std::mutex> lock(d.mutex);
+  *total_bytes = d.info.global_memory_bytes;
+  *free_bytes = d.allocated_bytes < *total_bytes ? *total_bytes - d.allocated_bytes : 0;
+  return HAL_STATUS_SUCCESS;
 }
 
 }  // namespace hal_opencl

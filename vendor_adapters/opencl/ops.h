@@ -1,4 +1,4 @@
-// The OpenCL adapter's native kernels: the shared SPIR-V modules (../spirv_kernels) built for one device at
+// The OpenCL adapter's native kernels (launch_op): the shared SPIR-V modules (../spirv_kernels) built for one device at
 // their first launch, and the launches that the shared plans (launch_plan.h) give for an adapter op, set
 // with clSetKernelArg(SVMPointer) and queued in order. What no plan takes is NOT_SUPPORTED, which sends the op
 // to the core's counted fallback.
@@ -47,5 +47,11 @@ class DeviceKernels {
   Program programs_[hal_spirv::kModuleCount];
   std::map<std::string, cl_kernel> kernels_;
 };
+
+// The table's launch_op: the device's kernels on the stream's queue. (op_supported is the shared plans'
+// hal_spirv::op_supported.)
+hal_status_t launch_op(int32_t device, hal_op_t op, hal_stream_t stream, const hal_tensor_t* inputs,
+                       int32_t num_inputs, hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
+                       int32_t num_scalars);
 
 }  // namespace hal_opencl
