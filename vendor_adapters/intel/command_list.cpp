@@ -1,4 +1,4 @@
-#include "level_zero_stream.h"
+#include "command_list.h"
 
 namespace hal_level_zero {
 namespace {

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "level_zero_api.h"
-#include "level_zero_events.h"
-#include "level_zero_handles.h"
+#include "event_pool.h"
+#include "handles.h"
 
 namespace hal_level_zero {
 

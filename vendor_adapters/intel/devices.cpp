@@ -1,7 +1,14 @@
-#include "level_zero_devices.h"
+#include "devices.h"
 
 #include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <set>
+#include <string>
+
+#include "adapter_state.h"
 
 namespace hal_level_zero {
 namespace {
@@ -187,5 +194,130 @@ Discovery discover_devices(const LevelZeroApi& ze) {
 }
 
 bool is_intel(const DeviceInfo& d) { return d.vendor_id == kIntelPciVendor; }
+
+namespace {
+
+std::mutex g_lifecycle_mutex;
+int g_initializations = 0;
+
+// Modules that may address allocations past the driver's single-allocation limit (4 GiB on many GPUs) must be
+// built for it; that costs some speed, so only devices whose memory exceeds the limit, and whose driver
+// allows such allocations, get it.
+std::string build_flags_for(const DeviceInfo& info) {
+  const bool large = info.relaxed_allocation_limits && info.max_alloc_bytes < info.memory_bytes;
+  return large ? "-ze-opt-greater-than-4GB-buffer-required" : "";
+}
+
+hal_status_t open_devices(State& state, Discovery discovery) {
+  std::map<ze_driver_handle_t, std::shared_ptr<DriverContext>> contexts;
+  std::string error;
+  for (DeviceInfo& info : discovery.devices) {
+    std::shared_ptr<DriverContext>& driver = contexts[info.driver];
+    if (!driver) {
+      ze_context_desc_t desc{};
+      desc.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC;
+      ze_context_handle_t context = nullptr;
+      if (ze_result_t r = state.ze->zeContextCreate(info.driver, &desc, &context); r != ZE_RESULT_SUCCESS) {
+        return fail(failed("zeContextCreate for " + info.name, r, &error), error);
+      }
+      driver = std::make_shared<DriverContext>();
+      driver->context = Context(context, state.ze->zeContextDestroy);
+      driver->events = std::make_shared<EventCache>(*state.ze, context);
+    }
+    auto d = std::make_unique<Device>();
+    d->driver = driver;
+    d->info = std::move(info);
+    d->default_stream = std::make_unique<Stream>(*state.ze, driver->events);
+    if (hal_status_t st = d->default_stream->open(d->context(), d->info.device, d->info.compute_ordinal, 0, &error)) {
+      return fail(st, d->info.name + ": " + error);
+    }
+    d->kernels = std::make_unique<DeviceKernels>(*state.ze, d->context(), d->info.device, build_flags_for(d->info));
+    state.devices.push_back(std::move(d));
+  }
+  return HAL_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+// ---- lifecycle ---------------------------------------------------------------------------------
+
+hal_status_t initialize() {
+  std::lock_guard<std::mutex> lock(g_lifecycle_mutex);
+  if (g_state) {
+    ++g_initializations;
+    return HAL_STATUS_SUCCESS;
+  }
+  return guarded("initialize", [&]() -> hal_status_t {
+    std::string why;
+    const LevelZeroApi* api = level_zero_api(&why);
+    if (api == nullptr) return fail(HAL_STATUS_UNAVAILABLE, why);
+    Discovery discovery = discover_devices(*api);
+    if (discovery.devices.empty()) return fail(HAL_STATUS_UNAVAILABLE, discovery.why_none);
+    auto state = std::make_unique<State>();
+    state->ze = api;
+    if (hal_status_t st = open_devices(*state, std::move(discovery))) return st;
+    g_state = state.release();
+    g_initializations = 1;
+    return HAL_STATUS_SUCCESS;
+  });
+}
+
+void shutdown() {
+  std::lock_guard<std::mutex> lock(g_lifecycle_mutex);
+  if (g_initializations == 0 || --g_initializations > 0) return;
+  delete g_state;
+  g_state = nullptr;
+}
+
+const char* get_last_error() { return hal_abi_boundary::thread_error().c_str(); }
+
+// ---- discovery ---------------------------------------------------------------------------------
+
+hal_status_t device_count(int32_t* count) {
+  *count = static_cast<int32_t>(g_state->devices.size());
+  return HAL_STATUS_SUCCESS;
+}
+
+hal_status_t get_device_properties(int32_t device, hal_device_properties_t* props) {
+  const DeviceInfo& info = dev(device).info;
+  hal_device_properties_t p{};
+  p.struct_size = sizeof(p);
+  std::snprintf(p.name, sizeof(p.name), "%s", info.name.c_str());
+  // Another vendor's GPU behind a Level Zero driver is not counted as Intel's.
+  std::snprintf(p.vendor, sizeof(p.vendor), "%s", is_intel(info) ? "intel" : "level_zero");
+  // The PCI ids name the GPU's architecture (the IP-version query is newer than API 1.4).
+  std::snprintf(p.arch_name, sizeof(p.arch_name), "pci %04x:%04x", info.vendor_id, info.device_id);
+  std::snprintf(p.pci_bus_id, sizeof(p.pci_bus_id), "%s", info.pci_bus_id.c_str());
+  std::snprintf(p.uuid, sizeof(p.uuid), "%s", info.uuid.c_str());
+  p.total_memory_bytes = info.memory_bytes;
+  p.compute_units = static_cast<int32_t>(info.eu_count);
+  p.max_threads_per_block = static_cast<int32_t>(info.max_group_size);
+  p.shared_memory_per_block_bytes = info.shared_local_memory_bytes;
+  p.clock_rate_khz = static_cast<int32_t>(info.clock_mhz * 1000);
+  p.memory_clock_rate_khz = static_cast<int32_t>(info.memory_clock_mhz * 1000);
+  p.memory_bus_width_bits = static_cast<int32_t>(info.memory_bus_width_bits);
+  // Device memory: the host never dereferences it, even on an integrated GPU (only shared allocations would
+  // allow that), so the core copies.
+  p.flags = (info.fp16 ? uint32_t{HAL_DEVICE_FLAG_FP16} : 0u) | (info.bf16 ? uint32_t{HAL_DEVICE_FLAG_BF16} : 0u) |
+            (info.fp64 ? uint32_t{HAL_DEVICE_FLAG_FP64} : 0u);
+  // Each EU's FP32 unit is physicalEUSimdWidth lanes wide, each lane a fused multiply-add (2 FLOPs) a clock,
+  // at the maximum core clock. The matrix engines' (XMX) bf16 rate is not in the API: 0, unknown.
+  p.peak_fp32_tflops = 2.0 * info.eu_count * info.eu_simd_width * info.clock_mhz * 1e6 / 1e12;
+  p.memory_bandwidth_gbps = info.memory_bandwidth_gbps;
+  const uint32_t size = props->struct_size < sizeof(p) ? props->struct_size : static_cast<uint32_t>(sizeof(p));
+  std::memcpy(props, &p, size);
+  props->struct_size = size;
+  return HAL_STATUS_SUCCESS;
+}
+
+// Free device memory needs Sysman (zesMemoryGetState, enabled only by ZES_ENABLE_SYSMAN=1 before zeInit): what
+// is not allocated through this adapter counts as free.
+hal_status_t get_memory_info(int32_t device, uint64_t* free_bytes, uint64_t* total_bytes) {
+  Device& d = dev(device);
+  std::lock_guard<std::mutex> lock(d.mutex);
+  *total_bytes = d.info.memory_bytes;
+  *free_bytes = d.allocated_bytes < *total_bytes ? *total_bytes - d.allocated_bytes : 0;
+  return HAL_STATUS_SUCCESS;
+}
 
 }  // namespace hal_level_zero

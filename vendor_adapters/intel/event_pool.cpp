@@ -1,4 +1,4 @@
-#include "level_zero_events.h"
+#include "event_pool.h"
 
 namespace hal_level_zero {
 namespace {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "level_zero_api.h"
-#include "level_zero_handles.h"
+#include "handles.h"
 
 namespace hal_level_zero {
 

@@ -1,4 +1,6 @@
-#include "level_zero_kernels.h"
+#include "ops.h"
+
+#include "adapter_state.h"
 
 #include <vector>
 
@@ -135,6 +137,19 @@ hal_status_t DeviceKernels::launch(Stream& stream, hal_op_t op, const hal_tensor
     if (st != HAL_STATUS_SUCCESS) return &l == &launches[0] ? st : HAL_STATUS_DEVICE_ERROR;
   }
   return HAL_STATUS_SUCCESS;
+}
+
+// ---- native kernels ----------------------------------------------------------------------------
+
+hal_status_t launch_op(int32_t device, hal_op_t op, hal_stream_t stream, const hal_tensor_t* inputs,
+                       int32_t num_inputs, hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
+                       int32_t num_scalars) {
+  return guarded("launch_op", [&]() -> hal_status_t {
+    std::string error;
+    const hal_status_t st = dev(device).kernels->launch(stream_of(device, stream), op, inputs, num_inputs, outputs,
+                                                        num_outputs, scalars, num_scalars, &error);
+    return st == HAL_STATUS_SUCCESS || error.empty() ? st : fail(st, error);
+  });
 }
 
 }  // namespace hal_level_zero

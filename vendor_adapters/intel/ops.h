@@ -2,7 +2,7 @@
 // at their first launch (zeModuleCreate), and the launches that the shared plans (launch_plan.h) give for an
 // adapter op, set with zeKernelSetArgumentValue and appended to the stream's immediate command list. What no
 // plan takes is NOT_SUPPORTED, which sends the op to the core's counted fallback. The same plans drive the
-// OpenCL adapter (../opencl/opencl_kernels.h): the kernels' argument conventions live in launch_plan.cpp once.
+// OpenCL adapter (../opencl/ops.h): the kernels' argument conventions live in launch_plan.cpp once.
 #pragma once
 
 #include <map>
@@ -11,8 +11,8 @@
 
 #include "launch_plan.h"
 #include "level_zero_api.h"
-#include "level_zero_handles.h"
-#include "level_zero_stream.h"
+#include "handles.h"
+#include "command_list.h"
 #include "torch_hal/adapter.h"
 
 namespace hal_level_zero {
@@ -53,5 +53,11 @@ class DeviceKernels {
   Program programs_[hal_spirv::kModuleCount];
   std::map<std::string, Kernel> kernels_;  // declared after the modules: destroyed before them
 };
+
+// The table's launch_op: the device's kernels on the stream's command list. (op_supported is the shared plans'
+// hal_spirv::op_supported.)
+hal_status_t launch_op(int32_t device, hal_op_t op, hal_stream_t stream, const hal_tensor_t* inputs,
+                       int32_t num_inputs, hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
+                       int32_t num_scalars);
 
 }  // namespace hal_level_zero
