@@ -1,28 +1,32 @@
 // hal_collectives_t (adapter.h, ABI 1.3) over a library of NCCL's API: NCCL for the NVIDIA adapter
 // (libnccl.so.2), RCCL for the AMD adapter (librccl.so.1), which keeps NCCL's names and types with HIP's
-// stream. Written once here, header-only, and instantiated by each adapter with its Platform:
+// stream. Written once here, over what the adapter's runtime_traits.h gives:
 //
-//   struct Platform {
+//   struct Runtime {
 //     using Stream = cudaStream_t;                   // the runtime's stream type
-//     static constexpr const char* kName = "NCCL";    // for messages and engine_name()
-//     static constexpr const char* kSonames[] = {"libnccl.so.2"};
-//     static void* open_library(std::string* why);   // dlopen (what is already loaded first); why on failure
 //     static hal_status_t use_device(int32_t device);
 //     static hal_status_t stream_of(int32_t device, hal_stream_t stream, Stream* out);
 //     static hal_status_t fail(hal_status_t status, const std::string& message);
-//     template <class F> static hal_status_t guarded(F&& body) noexcept;  // no exception crosses the ABI
+//   };
+//   struct CollectiveLibrary {
+//     static constexpr const char* kName = "NCCL";      // for messages and engine_name()
+//     static constexpr const char* kBoundary = "NVIDIA adapter (NCCL)";  // guarded()'s prefix of exceptions
+//     static void* open_library(std::string* why);   // dlopen (what is already loaded first); why on failure
 //   };
 //
 // The library's entry points are declared here (its API has been stable since NCCL 2.7), so neither
 // adapter needs its headers to build.
-#pragma once
+#include "collectives.h"
 
 #include <dlfcn.h>
 
 #include <cstddef>
 #include <cstring>
 #include <string>
+#include <utility>
 
+#include "abi_boundary.h"
+#include "runtime_traits.h"
 #include "torch_hal/adapter.h"
 
 namespace hal_nccl_family {
@@ -317,3 +321,29 @@ class Collectives {
 };
 
 }  // namespace hal_nccl_family
+
+namespace hal_gpu_shell {
+namespace {
+
+// The Platform of hal_nccl_family::Collectives: the adapter's runtime and library (runtime_traits.h), each
+// entry behind adapter_support's guarded().
+struct Platform {
+  using Stream = Runtime::Stream;
+  static constexpr const char* kName = CollectiveLibrary::kName;
+  static void* open_library(std::string* why) { return CollectiveLibrary::open_library(why); }
+  static hal_status_t use_device(int32_t device) { return Runtime::use_device(device); }
+  static hal_status_t stream_of(int32_t device, hal_stream_t stream, Stream* out) {
+    return Runtime::stream_of(device, stream, out);
+  }
+  static hal_status_t fail(hal_status_t status, const std::string& message) { return Runtime::fail(status, message); }
+  template <class F>
+  static hal_status_t guarded(F&& body) noexcept {
+    return hal_abi_boundary::guarded(Runtime::fail, CollectiveLibrary::kBoundary, std::forward<F>(body));
+  }
+};
+
+}  // namespace
+
+const hal_collectives_t* collectives() { return hal_nccl_family::Collectives<Platform>::table(); }
+
+}  // namespace hal_gpu_shell

@@ -1,31 +1,29 @@
 // The NVIDIA adapter: hal devices for NVIDIA GPUs over the CUDA runtime (linked statically, so the library
 // loads on machines without a driver and says "unavailable" there), with native kernels (kernels/) and
 // GEMMs through cuBLAS (loaded at first use). This file is the function table; each part lives in its own
-// file: adapter_state (lifecycle, default streams), device_properties, memory, ipc, streams_events,
-// op_dispatch, gemm.
-#include "adapter_state.h"
+// file: adapter_state.h (what they share), devices (lifecycle, discovery), memory, streams_events, ops (and
+// gemm, convolution); ipc and the NCCL collectives are the GPU shell's (../gpu_shell, over runtime_traits.h).
+#include "abi_boundary.h"
 #include "cuda_status.h"
-#include "device_properties.h"
-#include "ipc.h"
+#include "devices.h"
 #include "memory.h"
-#include "nccl_collectives.h"
-#include "op_dispatch.h"
+#include "ops.h"
 #include "streams_events.h"
 #include "torch_hal/adapter.h"
+#include "../gpu_shell/collectives.h"
+#include "../gpu_shell/ipc.h"
 
 namespace hal_nvidia {
 namespace {
 
-// Every table entry runs behind guarded(): no C++ exception (std::bad_alloc, std::system_error from a
-// mutex) may cross the C ABI.
-template <auto Fn>
-struct Guarded;
-template <typename... Args, hal_status_t (*Fn)(Args...)>
-struct Guarded<Fn> {
-  static hal_status_t call(Args... args) noexcept {
-    return guarded("NVIDIA adapter", [&] { return Fn(args...); });
-  }
+// Every table entry runs behind guarded() (adapter_support/abi_boundary.h): no C++ exception (std::bad_alloc,
+// std::system_error from a mutex) may cross the C ABI.
+struct Boundary {
+  static constexpr const char* kWhat = "NVIDIA adapter";
+  static hal_status_t fail(hal_status_t status, const std::string& message) { return hal_nvidia::fail(status, message); }
 };
+template <auto Fn>
+using Guarded = hal_abi_boundary::Guarded<Boundary, Fn>;
 
 void shutdown_entry() noexcept {
   try {
@@ -72,10 +70,10 @@ const hal_adapter_t* table() {
     a.op_supported = Guarded<op_supported>::call;
     a.launch_op = Guarded<launch_op>::call;
     a.stream_native_handle = Guarded<stream_native_handle>::call;
-    a.collectives = nccl_collectives();  // ABI 1.3: NCCL, loaded at first use
-    a.ipc_export = Guarded<ipc_export>::call;
-    a.ipc_open = Guarded<ipc_open>::call;
-    a.ipc_close = Guarded<ipc_close>::call;
+    a.collectives = hal_gpu_shell::collectives();  // ABI 1.3: NCCL, loaded at first use
+    a.ipc_export = Guarded<hal_gpu_shell::ipc_export>::call;
+    a.ipc_open = Guarded<hal_gpu_shell::ipc_open>::call;
+    a.ipc_close = Guarded<hal_gpu_shell::ipc_close>::call;
     return a;
   }();
   return &t;

@@ -1,4 +1,4 @@
-#include "op_dispatch.h"
+#include "ops.h"
 
 #include <string>
 
