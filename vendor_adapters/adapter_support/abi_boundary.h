@@ -40,4 +40,17 @@ hal_status_t guarded(Fail&& fail, const char* what, Body&& body) noexcept {
   }
 }
 
+// A function-table entry that runs `Fn` behind guarded(), for tables whose entries are the adapter's plain
+// functions: `a.malloc_device = Guarded<Boundary, malloc_device>::call;`, one line per entry. `Boundary` names
+// the adapter: `static constexpr const char* kWhat` (the messages' prefix, e.g. "NVIDIA adapter") and
+// `static hal_status_t fail(hal_status_t, const std::string&)` (its fail()).
+template <class Boundary, auto Fn>
+struct Guarded;
+template <class Boundary, typename... Args, hal_status_t (*Fn)(Args...)>
+struct Guarded<Boundary, Fn> {
+  static hal_status_t call(Args... args) noexcept {
+    return guarded(Boundary::fail, Boundary::kWhat, [&] { return Fn(args...); });
+  }
+};
+
 }  // namespace hal_abi_boundary

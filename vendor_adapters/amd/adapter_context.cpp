@@ -2,13 +2,16 @@
 
 #include <memory>
 
+#include "abi_boundary.h"
+
 namespace hal_amd {
 namespace {
 
-thread_local std::string t_last_error;
 std::unique_ptr<DeviceState[]> g_devices;
 
 }  // namespace
+
+int g_device_count = 0;
 
 const HipApi& hip() { return *hip_api(nullptr); }
 
@@ -38,16 +41,24 @@ hal_status_t use_device(int device) {
   return check(hip().SetDevice(device), "hipSetDevice(" + std::to_string(device) + ")");
 }
 
+hal_status_t use(int32_t device) {
+  if (device < 0 || device >= g_device_count) {
+    return fail(HAL_STATUS_INVALID_ARGUMENT, "AMD GPU " + std::to_string(device) + " does not exist");
+  }
+  return use_device(device);
+}
+
+// The thread's message lives in the adapter's own copy of adapter_support/abi_boundary.cpp.
 hal_status_t fail(hal_status_t status, const std::string& message) {
   try {
-    t_last_error = message;
+    hal_abi_boundary::thread_error() = message;
   } catch (...) {
     // No memory for the message: the status still says what happened.
   }
   return status;
 }
 
-const char* last_error() { return t_last_error.c_str(); }
+const char* last_error() { return hal_abi_boundary::thread_error().c_str(); }
 
 hal_status_t check(hipError_t error, const std::string& what) {
   if (error == hipSuccess) return HAL_STATUS_SUCCESS;

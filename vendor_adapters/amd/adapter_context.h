@@ -1,5 +1,6 @@
 // The AMD adapter's shared state: the loaded HIP runtime, the devices' state between initialize() and
-// shutdown(), the per-thread error message, and turning HIP errors into hal statuses.
+// shutdown(), the per-thread error message (adapter_support/abi_boundary.h), turning HIP errors into hal
+// statuses, and what the table's entries do first (use(), the handle casts).
 #pragma once
 
 #include <mutex>
@@ -49,6 +50,17 @@ DeviceState& device_state(int device);
 // device is per-thread state that code outside this adapter may change, and hipSetDevice costs more than
 // hipGetDevice.
 hal_status_t use_device(int device);
+
+// The number of devices between initialize() and shutdown() (devices.cpp), 0 otherwise.
+extern int g_device_count;
+
+// SUCCESS once `device` is a device of this adapter and this thread's current one; otherwise the error is
+// recorded.
+hal_status_t use(int32_t device);
+
+// A hal stream or event is the HIP handle itself (a NULL stream: HIP's null stream, the device's default).
+inline hipStream_t stream_of(hal_stream_t stream) { return reinterpret_cast<hipStream_t>(stream); }
+inline hipEvent_t event_of(hal_event_t event) { return reinterpret_cast<hipEvent_t>(event); }
 
 // Records the message get_last_error() returns on this thread; returns `status`.
 hal_status_t fail(hal_status_t status, const std::string& message);

@@ -1,26 +1,57 @@
-// A GEMM plus bias vector in one hipBLASLt call (the BIAS epilogue), for plans with GemmPlan::bias set:
-// what rocBLAS cannot do in one kernel. Prepared per problem and kept (kernels/bias_gemm_cache.h) in the
-// device's state, used under its BLAS lock.
+// A GEMM plus bias vector in one hipBLASLt call (the BIAS epilogue), for plans with GemmPlan::bias set: what
+// rocBLAS cannot do in one kernel. The GPU shell's (../gpu_shell/lt_bias_gemm.h), over hipBLASLt's traits below.
+// Prepared per problem and kept (kernels/bias_gemm_cache.h) in the device's state, used under its BLAS lock.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
+#include "../gpu_shell/lt_bias_gemm.h"
 #include "hipblaslt_api.h"
 #include "kernels/bias_gemm_cache.h"
+#include "kernels/gemm_plan.h"
 #include "kernels/library_handle.h"
 #include "torch_hal/adapter.h"
 
 namespace hal_amd {
 
-// The descriptors and chosen algorithm of one problem, or none (usable false) when hipBLASLt has none.
-struct LtBiasGemm {
-  bool usable = false;
-  hal_gpu::LibraryHandle<HipblasLtMatmulDescOpaque> desc;
-  hal_gpu::LibraryHandle<HipblasLtMatrixLayoutOpaque> first, second, out;  // the BLAS's A, B and C = D
-  hipblasLtMatmulAlgo_t algo{};
+// hipBLASLt as the shared GEMM plus bias sees it: its types and values (hipblaslt_api.h: not cuBLASLt's), and
+// where it differs from cuBLASLt (lt_bias_gemm.cpp).
+struct HipblasLt {
+  using Api = HipblasLtApi;
+  using Handle = hipblasLtHandle_t;
+  using Stream = hipStream_t;
+  using MatmulDescOpaque = HipblasLtMatmulDescOpaque;
+  using MatmulDesc = hipblasLtMatmulDesc_t;
+  using MatrixLayoutOpaque = HipblasLtMatrixLayoutOpaque;
+  using MatrixLayout = hipblasLtMatrixLayout_t;
+  using PreferenceOpaque = HipblasLtMatmulPreferenceOpaque;
+  using Preference = hipblasLtMatmulPreference_t;
+  using MatmulAlgo = hipblasLtMatmulAlgo_t;
+  using HeuristicResult = hipblasLtMatmulHeuristicResult_t;
+  using DataType = int;
+  static constexpr int kSuccess = kHipblasSuccess;
+  static constexpr int kNotSupported = kHipblasNotSupported;
+  static constexpr int kInvalidValue = kHipblasInvalidValue;
+  static constexpr int kArchMismatch = kHipblasArchMismatch;
+  static constexpr int kOpN = kHipblasOpN, kOpT = kHipblasOpT;
+  static constexpr int kCompute32F = kHipblasCompute32F;
+  static constexpr DataType kR32F = kHipR32F;
+  static constexpr int kDescTransA = kHipblasLtDescTransA, kDescTransB = kHipblasLtDescTransB;
+  static constexpr int kDescEpilogue = kHipblasLtDescEpilogue;
+  static constexpr int kDescBiasPointer = kHipblasLtDescBiasPointer, kDescBiasDataType = kHipblasLtDescBiasDataType;
+  static constexpr uint32_t kEpilogueBias = kHipblasLtEpilogueBias;
+
+  static DataType data_type(hal_gpu::GemmType type);
+  // FP32 compute only here: an FP64 plan goes to rocBLAS at once.
+  static bool takes(const hal_gpu::GemmPlan& plan) { return plan.type != hal_gpu::GemmType::F64; }
+  // The workspace only.
+  static int set_preferences(const Api& api, Preference preference, const hal_gpu::BiasGemmKey& key);
+  static hal_status_t matmul_failure(const Api& api, int status);
 };
 
-using LtBiasGemmCache = hal_gpu::BiasGemmCache<LtBiasGemm>;
+using LtBiasGemm = hal_gpu_shell::LtBiasGemm<HipblasLt>;
+using LtBiasGemmCache = hal_gpu_shell::LtBiasGemmCache<HipblasLt>;
 
 // out = alpha * a b + bias, queued on `stream` with one hipBLASLt call, `workspace` (of `workspace_bytes`)
 // the algorithm's scratch. NOT_SUPPORTED, without a message and with nothing queued, when hipBLASLt declines

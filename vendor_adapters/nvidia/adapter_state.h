@@ -53,16 +53,13 @@ struct AdapterState {
   std::vector<std::unique_ptr<DeviceState>> devices;
 };
 
-// The state between initialize() and shutdown(). The core validates device indices before calling in.
+// The state between initialize() and shutdown() (devices.cpp, the lifecycle). The core validates device indices
+// before calling in.
 AdapterState& state();
 inline DeviceState& device_state(int32_t device) { return *state().devices[device]; }
 
-// The cudaStream_t a hal stream stands for; NULL means `device`'s default stream, made here at first use.
+// The cudaStream_t a hal stream stands for; NULL means `device`'s default stream, made here at first use
+// (streams_events.cpp).
 hal_status_t resolve_stream(int32_t device, hal_stream_t stream, cudaStream_t* out);
-
-// Lifecycle, as the table exposes it.
-hal_status_t initialize();
-void shutdown();
-hal_status_t device_count(int32_t* count);
 
 }  // namespace hal_nvidia

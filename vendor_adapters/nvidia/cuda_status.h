@@ -1,5 +1,6 @@
-// Turning CUDA runtime errors into hal_status_t plus the per-thread message that get_last_error() returns,
-// and keeping C++ exceptions from crossing the C ABI. Every file of the adapter reports errors through here.
+// Turning CUDA runtime errors into hal_status_t plus the per-thread message that get_last_error() returns
+// (kept by adapter_support/abi_boundary.h, whose guarded() keeps C++ exceptions from crossing the C ABI). Every
+// file of the adapter reports errors through here.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -40,14 +41,6 @@ inline hal_status_t check_queued(cudaError_t error, const char* what) {
 // SUCCESS for cudaSuccess, otherwise cuda_fail(). For the common "call, then return on error" pattern.
 inline hal_status_t check(cudaError_t error, const char* what) {
   return error == cudaSuccess ? HAL_STATUS_SUCCESS : cuda_fail(error, what);
-}
-
-// Runs `body` (returning hal_status_t); std::bad_alloc and other exceptions become status codes, their
-// messages kept through fail() (the in-tree adapters' shared boundary, adapter_support/abi_boundary.h).
-template <typename F>
-hal_status_t guarded(const char* what, F&& body) noexcept {
-  return hal_abi_boundary::guarded([](hal_status_t status, std::string message) { return fail(status, message); },
-                                   what, std::forward<F>(body));
 }
 
 }  // namespace hal_nvidia

@@ -1,13 +1,13 @@
-// A GEMM plus bias vector in one cuBLASLt call (the BIAS epilogue), for plans with GemmPlan::bias set. The
-// prepared descriptors and algorithm are kept per problem (kernels/bias_gemm_cache.h), in one device's
-// BlasContext, used under its lock.
+// A GEMM plus bias vector in one cuBLASLt call (the BIAS epilogue), for plans with GemmPlan::bias set: the GPU
+// shell's (../gpu_shell/lt_bias_gemm.h), over cuBLASLt's traits below. The prepared descriptors and algorithm
+// are kept per problem (kernels/bias_gemm_cache.h), in one device's BlasContext, used under its lock.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
-#include <unordered_map>
 
+#include "../gpu_shell/lt_bias_gemm.h"
+#include "blas_types.h"
 #include "cublaslt_library.h"
 #include "kernels/bias_gemm_cache.h"
 #include "kernels/gemm_plan.h"
@@ -23,17 +23,43 @@ using hal_gpu::GemmType;
 using hal_gpu::plan_gemm;
 using hal_gpu::LibraryHandle;
 
-// The descriptors and chosen algorithm of one key, or none when cuBLASLt has no algorithm for it (the
-// answer is kept too, so that such a problem goes straight to the two-kernel path next time).
-struct LtBiasGemm {
-  bool usable = false;
-  LibraryHandle<cublasLtMatmulDescOpaque> desc;
-  LibraryHandle<cublasLtMatrixLayoutOpaque> first, second, out;  // cuBLAS's A, B and C = D
-  cublasLtMatmulAlgo_t algo{};
-  size_t workspace_bytes = 0;
+// cuBLASLt as the shared GEMM plus bias sees it: its types and values (cublaslt_library.h), and where it
+// differs from hipBLASLt (lt_bias_gemm.cpp).
+struct CublasLt {
+  using Api = CublasLtApi;
+  using Handle = cublasLtHandle_t;
+  using Stream = cudaStream_t;
+  using MatmulDescOpaque = cublasLtMatmulDescOpaque;
+  using MatmulDesc = cublasLtMatmulDesc_t;
+  using MatrixLayoutOpaque = cublasLtMatrixLayoutOpaque;
+  using MatrixLayout = cublasLtMatrixLayout_t;
+  using PreferenceOpaque = cublasLtMatmulPreferenceOpaque;
+  using Preference = cublasLtMatmulPreference_t;
+  using MatmulAlgo = cublasLtMatmulAlgo_t;
+  using HeuristicResult = cublasLtMatmulHeuristicResult_t;
+  using DataType = cudaDataType_t;
+  static constexpr int kSuccess = kCublasSuccess;
+  static constexpr int kNotSupported = kCublasNotSupported;
+  static constexpr int kInvalidValue = kCublasInvalidValue;
+  static constexpr int kArchMismatch = kCublasArchMismatch;
+  static constexpr int kOpN = kCublasOpN, kOpT = kCublasOpT;
+  static constexpr int kCompute32F = kCublasCompute32F;
+  static constexpr DataType kR32F = CUDA_R_32F;
+  static constexpr int kDescTransA = kLtMatmulDescTransA, kDescTransB = kLtMatmulDescTransB;
+  static constexpr int kDescEpilogue = kLtMatmulDescEpilogue;
+  static constexpr int kDescBiasPointer = kLtMatmulDescBiasPointer, kDescBiasDataType = kLtMatmulDescBiasDataType;
+  static constexpr uint32_t kEpilogueBias = kLtEpilogueBias;
+
+  static DataType data_type(GemmType type) { return cuda_type(type); }
+  // Every plan is asked of the heuristic (which declines what it has no algorithm for).
+  static bool takes(const GemmPlan&) { return true; }
+  // The workspace, and the alignments the operands' pointers actually have.
+  static int set_preferences(const Api& api, Preference preference, const hal_gpu::BiasGemmKey& key);
+  static hal_status_t matmul_failure(const Api& api, int status);
 };
 
-using LtBiasGemmCache = hal_gpu::BiasGemmCache<LtBiasGemm>;
+using LtBiasGemm = hal_gpu_shell::LtBiasGemm<CublasLt>;
+using LtBiasGemmCache = hal_gpu_shell::LtBiasGemmCache<CublasLt>;
 
 // out = alpha * a b + bias, queued on `stream` with one cuBLASLt call. NOT_SUPPORTED, without a message and
 // with nothing queued, when cuBLASLt declines the problem: the caller then takes the two-kernel path.

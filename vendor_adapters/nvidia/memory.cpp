@@ -43,15 +43,6 @@ void enable_peer_access_once(int32_t dst_device, int32_t src_device) {
 
 }  // namespace
 
-hal_status_t get_memory_info(int32_t device, uint64_t* free_bytes, uint64_t* total_bytes) {
-  if (hal_status_t s = use_device(device); s != HAL_STATUS_SUCCESS) return s;
-  size_t free_b = 0, total_b = 0;
-  if (hal_status_t s = check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo"); s != HAL_STATUS_SUCCESS) return s;
-  *free_bytes = free_b;
-  *total_bytes = total_b;
-  return HAL_STATUS_SUCCESS;
-}
-
 hal_status_t malloc_device(int32_t device, uint64_t size, void** ptr) {
   if (hal_status_t s = use_device(device); s != HAL_STATUS_SUCCESS) return s;
   // cudaMalloc(0) returns NULL; a request of 0 bytes still gets a distinct pointer, as the ABI expects.

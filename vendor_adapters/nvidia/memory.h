@@ -7,7 +7,6 @@
 
 namespace hal_nvidia {
 
-hal_status_t get_memory_info(int32_t device, uint64_t* free_bytes, uint64_t* total_bytes);
 hal_status_t malloc_device(int32_t device, uint64_t size, void** ptr);
 hal_status_t free_device(int32_t device, void* ptr);
 hal_status_t malloc_host(uint64_t size, void** ptr);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "adapter_state.h"
@@ -156,6 +157,35 @@ hal_status_t device_synchronize(int32_t device) {
   if (hal_status_t s = use_device(device); s != HAL_STATUS_SUCCESS) return s;
   // Waits for every stream of the device in this process, PyTorch's own CUDA streams included.
   return check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
+hal_status_t resolve_stream(int32_t device, hal_stream_t stream, cudaStream_t* out) {
+  if (stream) {
+    *out = stream->stream.get();
+    return HAL_STATUS_SUCCESS;
+  }
+  DeviceState& d = device_state(device);
+  if (cudaStream_t s = d.default_stream_handle.load(std::memory_order_acquire)) {
+    *out = s;
+    return HAL_STATUS_SUCCESS;
+  }
+  // hal's default stream is a stream of its own, not CUDA's legacy NULL stream: that one waits for, and
+  // holds up, every blocking stream of the device in the whole process (PyTorch's included). Non-blocking
+  // also keeps it independent of the legacy stream; ordering with other hal streams is the core's job
+  // (events), as it is for torch.cuda's streams.
+  std::lock_guard<std::mutex> lock(d.default_stream_mutex);
+  if (!d.default_stream) {
+    if (hal_status_t s = use_device(device); s != HAL_STATUS_SUCCESS) return s;
+    cudaStream_t s = nullptr;
+    if (hal_status_t st = check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "creating the default stream");
+        st != HAL_STATUS_SUCCESS) {
+      return st;
+    }
+    d.default_stream.reset(s);
+    d.default_stream_handle.store(s, std::memory_order_release);
+  }
+  *out = d.default_stream.get();
+  return HAL_STATUS_SUCCESS;
 }
 
 }  // namespace hal_nvidia

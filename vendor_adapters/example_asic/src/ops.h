@@ -1,0 +1,16 @@
+// Native kernels (kernels.h): float32 ADD, MUL, RELU and MATMUL; NOT_SUPPORTED, with no side effect, for the
+// rest, which the core then runs another way.
+#pragma once
+
+#include <cstdint>
+
+#include "torch_hal/adapter.h"
+
+namespace example_asic {
+
+hal_status_t op_supported(int32_t device, hal_op_t op, const hal_tensor_t* tensors, int32_t num_tensors);
+hal_status_t launch_op(int32_t device, hal_op_t op, hal_stream_t stream, const hal_tensor_t* inputs,
+                       int32_t num_inputs, hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
+                       int32_t num_scalars);
+
+}  // namespace example_asic
