@@ -181,8 +181,8 @@ def test_activation_backward(gpu_device, dtype):
 
 def test_hard_activations_at_their_corners(gpu_device):
     """hardswish and hardsigmoid are piecewise: the values at and beside -3 and 3, NaN and the infinities, forward
-    and backward, in place and out=, as PyTorch computes them. (The gradient at exactly -3 and 3, and of NaN, is
-    left out: PyTorch's own CPU kernels answer differently in their vectorized and scalar loops there.)"""
+    and backward, in place and out=, as PyTorch computes them. (The gradient at exactly -3 and 3, where it is not
+    defined, and of NaN is left out: PyTorch's versions and loops answer differently there.)"""
     x = torch.tensor([-float("inf"), -3.5, -3.0, -2.999, -0.0, 0.0, 1.0, 2.999, 3.0, 3.001, float("inf"),
                       float("nan")])
     for fn in (F.hardswish, F.hardsigmoid):

@@ -305,10 +305,13 @@ __device__ __forceinline__ T binary_op(T a, T b, const Params<T>& p) {
     return a * s * (T(1) + b * (T(1) - s));
   } else if constexpr (OP == HAL_OP_LEAKY_RELU_BACKWARD) return b > T(0) ? a : a * p.s0;
   else if constexpr (OP == HAL_OP_HARDSWISH_BACKWARD) {
-    if (b < T(-3)) return T(0);
-    return b <= T(3) ? a * (b / T(3) + T(0.5)) : a;
-  } else if constexpr (OP == HAL_OP_HARDSIGMOID_BACKWARD) return (b > T(-3) && b < T(3)) ? a / T(6) : T(0);
-  else return T(0);
+    // The corners as PyTorch's current CPU and CUDA kernels: 0 at -3, the outer slope 1 at 3.
+    if (b <= T(-3)) return T(0);
+    return b < T(3) ? a * (b / T(3) + T(0.5)) : a;
+  } else if constexpr (OP == HAL_OP_HARDSIGMOID_BACKWARD) {
+    // 1/6 rounded to float, as PyTorch's kernels (a float64 gradient matches theirs bit for bit).
+    return (b > T(-3) && b < T(3)) ? a * T(1.0f / 6.0f) : T(0);
+  } else return T(0);
 }
 
 template <int OP, class T>
