@@ -1,5 +1,5 @@
 // One native op launch as the GPU kernel library's families receive it, and the families' entry points.
-// launch_op (op_dispatch.cpp) routes an op id to the family that owns it (op_families.h); each family returns
+// launch_op (each GPU adapter's ops.cpp) routes an op id to the family that owns it (op_families.h); each family returns
 // HAL_STATUS_NOT_SUPPORTED, having done nothing, for ops, dtypes or layouts it does not handle, so the core
 // falls back. Plain C++ (no vendor headers) so that host-compiled files can include it.
 #pragma once
