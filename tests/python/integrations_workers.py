@@ -32,7 +32,10 @@ def watch(linear: torch.nn.Module, model: torch.nn.Module) -> None:
 def report(losses, scaler=None, **extra):
     result = {"losses": [float(x) for x in losses], "act": sorted(seen["act"]), "params": sorted(seen["params"]),
               "scaler": getattr(scaler, "_device", None) if scaler is not None else None, **extra}
-    print("RESULT " + json.dumps(result), flush=True)
+    # One write of the whole line: ranks share stdout, and print() writes the text and its newline apart, which
+    # interleaves two ranks' lines when Python runs unbuffered (PYTHONUNBUFFERED=1).
+    sys.stdout.write("RESULT " + json.dumps(result) + "\n")
+    sys.stdout.flush()
 
 
 def mlp_data():

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "level_zero_api.h"
+#include "abi_entries.h"
 #include "torch_hal/adapter.h"
 
 namespace hal_level_zero {
@@ -46,11 +47,7 @@ Discovery discover_devices(const LevelZeroApi& ze);
 bool is_intel(const DeviceInfo& d);
 
 // Lifecycle and discovery, as the table exposes them.
-hal_status_t initialize();
-void shutdown();
+HAL_ABI_DEVICE_ENTRIES;
 const char* get_last_error();
-hal_status_t device_count(int32_t* count);
-hal_status_t get_device_properties(int32_t device, hal_device_properties_t* props);
-hal_status_t get_memory_info(int32_t device, uint64_t* free_bytes, uint64_t* total_bytes);
 
 }  // namespace hal_level_zero

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "opencl_api.h"
+#include "abi_entries.h"
 #include "torch_hal/adapter.h"
 
 namespace hal_opencl {
@@ -39,11 +40,7 @@ struct Discovery {
 Discovery discover_devices(const OpenClApi& cl);
 
 // Lifecycle and discovery, as the table exposes them.
-hal_status_t initialize();
-void shutdown();
+HAL_ABI_DEVICE_ENTRIES;
 const char* get_last_error();
-hal_status_t device_count(int32_t* count);
-hal_status_t get_device_properties(int32_t device, hal_device_properties_t* props);
-hal_status_t get_memory_info(int32_t device, uint64_t* free_bytes, uint64_t* total_bytes);
 
 }  // namespace hal_opencl
