@@ -22,11 +22,13 @@ PYTHON_BACKEND = ROOT / "vendor_adapters" / "python_backend"
 # The layers, lowest first: a file may include headers of its own layer and of the layers before it, never of
 # a layer after it. "core" is csrc/hal (and the adapter ABI, include/), which sees no PyTorch header; each
 # other name is a folder of csrc/torch, except python_backend, the adapter for devices whose operations are
-# Python callables (vendor_adapters/python_backend). The runtime knows nothing of op routes or ops, dispatch
-# nothing of specific ops, and python (the module's bindings) is the top. csrc/torch/CMakeLists.txt globs the
-# same folders; csrc/torch/README.md says each one's job.
+# Python callables (vendor_adapters/python_backend): an adapter, so it sees the core's level alone (the ABI and
+# adapter_support), and only python (which registers it) uses it. The runtime knows nothing of op routes or
+# ops, dispatch nothing of specific ops, and python (the module's bindings) is the top.
+# csrc/torch/CMakeLists.txt globs the same folders; csrc/torch/README.md says each one's job.
 LAYERS = [
     "core",
+    "python_backend",
     "runtime",
     "profiler",
     "dispatch",
@@ -35,7 +37,6 @@ LAYERS = [
     "interop",
     "distributed",
     "compile",
-    "python_backend",
     "python",
 ]
 
@@ -178,6 +179,17 @@ def test_no_file_includes_a_header_of_a_higher_layer():
     graph, _ = include_graph(layered_files() + sources(CORE))
     found = upward_includes(graph)
     assert not found, "includes that point up the layers (" + " < ".join(LAYERS) + "):\n" + "\n".join(found)
+
+
+def test_only_the_python_bindings_include_the_python_backend():
+    graph, _ = include_graph(layered_files())
+    found = [
+        f"{f.relative_to(ROOT)} includes {t.relative_to(ROOT)}"
+        for f, targets in graph.items()
+        for t in targets
+        if layer_of(t) == "python_backend" and layer_of(f) not in ("python_backend", "python")
+    ]
+    assert not found, "the Python backend is an adapter that only csrc/torch/python registers:\n" + "\n".join(found)
 
 
 def test_no_include_cycle_in_csrc():

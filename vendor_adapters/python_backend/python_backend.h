@@ -20,12 +20,13 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
 #include <vector>
 
-#include "runtime/python_gil.h"
+#include "adapter_support/python_interpreter.h"
 #include "torch_hal/adapter.h"
 
 // The opaque handles of adapter.h for Python backends: streams remember nothing (commands complete at
@@ -136,13 +137,16 @@ class PythonBackend {
   bool release_scheduled_ = false;
 };
 
-// Registers `backend` (a torch_hal.CustomDeviceBackend) as an adapter and returns its new hal indices.
-// At most kMaxPythonBackends may be registered in one process.
+// Hands a new backend's table to the HAL core and returns the hal indices of its devices, or throws when the
+// core refuses it (a duplicate name, no device). The glue supplies it (csrc/torch/python/python_backends.cpp):
+// the core's registry is the glue's, and this adapter sees only adapter.h, as every adapter does.
+using AddAdapterTable = std::function<std::vector<int>(const hal_adapter_t* table, const std::string& label)>;
+
+// Registers `backend` (a torch_hal.CustomDeviceBackend) as an adapter through `add_table` and returns its new
+// hal indices. At most kMaxPythonBackends may be registered in one process (ValueError past that).
 std::vector<int> register_python_backend(pybind11::object backend, const std::string& name,
                                          const std::string& description, const pybind11::list& properties,
-                                         const pybind11::dict& hooks, pybind11::object memory_copy_type);
-
-// torch_hal._C._register_python_backend and _C.MAX_PYTHON_BACKENDS.
-void bind_python_backends(pybind11::module_& m);
+                                         const pybind11::dict& hooks, pybind11::object memory_copy_type,
+                                         const AddAdapterTable& add_table);
 
 }  // namespace torch_hal

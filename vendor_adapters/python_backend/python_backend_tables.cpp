@@ -1,7 +1,8 @@
 // One adapter function table per Python backend. Adapter functions carry no context pointer, so a table
 // can only tell its backend apart by being a different table: kMaxPythonBackends tables are compiled
 // here, each forwarding to the backend in its slot. A slot is taken at registration and, when the
-// registration fails, given back for the next one.
+// registration fails, given back for the next one. The binding that Python calls is the glue's
+// (csrc/torch/python/python_backends.cpp), which adds the table to the core's registry.
 #include <array>
 #include <atomic>
 #include <memory>
@@ -11,7 +12,6 @@
 #include <pybind11/stl.h>
 
 #include "python_backend/python_backend.h"
-#include "runtime/hal_context.h"
 
 namespace py = pybind11;
 
@@ -103,7 +103,7 @@ hal_device_properties_t properties_from(const py::dict& d) {
 
 std::vector<int> register_python_backend(py::object backend, const std::string& name, const std::string& description,
                                          const py::list& properties, const py::dict& hooks,
-                                         py::object memory_copy_type) {
+                                         py::object memory_copy_type, const AddAdapterTable& add_table) {
   std::vector<hal_device_properties_t> props;
   for (py::handle d : properties) props.push_back(properties_from(py::cast<py::dict>(d)));
   PythonBackendHooks h;
@@ -115,19 +115,20 @@ std::vector<int> register_python_backend(py::object backend, const std::string& 
 
   std::unique_lock<std::mutex> lock(g_slots_mutex);
   const int slot = take_slot();
-  TORCH_CHECK_VALUE(slot >= 0, "cannot register Python backend '", name, "': all ", kMaxPythonBackends,
-                    " slots for Python backends of this process are taken (each needs a function table of its own, "
-                    "compiled in; kMaxPythonBackends in vendor_adapters/python_backend/python_backend.h). "
-                    "Serve several devices from one backend (get_device_count) instead of registering one backend "
-                    "per device");
+  if (slot < 0) {
+    throw py::value_error("cannot register Python backend '" + name + "': all " +
+                          std::to_string(kMaxPythonBackends) +
+                          " slots for Python backends of this process are taken (each needs a function table of its "
+                          "own, compiled in; kMaxPythonBackends in vendor_adapters/python_backend/python_backend.h). "
+                          "Serve several devices from one backend (get_device_count) instead of registering one "
+                          "backend per device");
+  }
   g_slots[slot] = std::make_unique<PythonBackend>(slot, std::move(backend), name, description, std::move(props), h,
                                                   std::move(memory_copy_type));
   g_tables[slot].name = g_slots[slot]->name().c_str();
   g_tables[slot].description = g_slots[slot]->description().c_str();
-  // Its free path must not hold the GIL while waiting for a lock held by a thread that wants the GIL.
-  note_python_backend_registered();
   try {
-    return call_core([&] { return registry().register_adapter_table(&g_tables[slot], "python:" + name, nullptr); });
+    return add_table(&g_tables[slot], "python:" + name);
   } catch (...) {
     // Refused (a duplicate name, no device): the registry keeps the entry, marked, but never calls the table
     // again, so the slot serves the next registration.
@@ -136,12 +137,6 @@ std::vector<int> register_python_backend(py::object backend, const std::string& 
     g_slots[slot].reset();
     throw;
   }
-}
-
-void bind_python_backends(py::module_& m) {
-  m.def("_register_python_backend", &register_python_backend, py::arg("backend"), py::arg("name"),
-        py::arg("description"), py::arg("properties"), py::arg("hooks"), py::arg("memory_copy_type"));
-  m.attr("MAX_PYTHON_BACKENDS") = kMaxPythonBackends;
 }
 
 }  // namespace torch_hal

@@ -21,7 +21,7 @@
 #include "interop/dlpack_capsule.h"
 #include "interop/memory_history.h"
 #include "interop/shared_storage.h"
-#include "python_backend/python_backend.h"
+#include "python/python_backends.h"
 #include "runtime/allocator.h"
 #include "runtime/generator.h"
 #include "runtime/hal_context.h"

@@ -3,22 +3,15 @@
 // (freeing a tensor, allocating one) would deadlock with it. So the glue enters the allocator, and every other
 // core call that may wait for its locks, without the GIL: GilReleasedAroundCoreLock.
 //
-// The runtime owns this (the allocator needs it); the Python backend tells it that one exists
-// (note_python_backend_registered), so that nothing here depends on the adapter.
+// The runtime owns this (the allocator needs it); the Python backend's registration (python/python_backends.cpp)
+// tells it that one exists (note_python_backend_registered), so that nothing here depends on the adapter.
 #pragma once
 
 #include <Python.h>
 
-namespace torch_hal {
+#include "adapter_support/python_interpreter.h"
 
-// Whether Python is past the point where the GIL may be taken (Py_IsFinalizing is public from 3.13).
-inline bool python_is_usable() {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsInitialized() && !Py_IsFinalizing();
-#else
-  return Py_IsInitialized() && !_Py_IsFinalizing();
-#endif
-}
+namespace torch_hal {
 
 // True once any Python backend has been registered.
 bool python_backends_registered();
