@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <string>
 
+#include "../adapter_support/loaded_library.h"
+
 namespace hal_amd {
 
 using hipError_t = int;
@@ -46,43 +48,47 @@ struct HipIpcMemHandle {
   char reserved[64];
 };
 
+// The runtime's entry points: X(member, function type, symbol).
+#define HAL_HIP_ENTRY_POINTS(X)                                                                               \
+  X(Init, hipError_t(unsigned), "hipInit")                                                                    \
+  X(GetDeviceCount, hipError_t(int*), "hipGetDeviceCount")                                                    \
+  X(GetDevice, hipError_t(int*), "hipGetDevice")                                                              \
+  X(SetDevice, hipError_t(int), "hipSetDevice")                                                               \
+  X(DeviceGetAttribute, hipError_t(int*, int, int), "hipDeviceGetAttribute")                                  \
+  X(DeviceGetName, hipError_t(char*, int, int), "hipDeviceGetName")                                           \
+  X(DeviceTotalMem, hipError_t(size_t*, int), "hipDeviceTotalMem")                                            \
+  X(MemGetInfo, hipError_t(size_t*, size_t*), "hipMemGetInfo")                                                \
+  X(DeviceSynchronize, hipError_t(), "hipDeviceSynchronize")                                                  \
+  X(GetErrorName, const char*(hipError_t), "hipGetErrorName")                                                 \
+  X(GetErrorString, const char*(hipError_t), "hipGetErrorString")                                             \
+  X(Malloc, hipError_t(void**, size_t), "hipMalloc")                                                          \
+  X(Free, hipError_t(void*), "hipFree")                                                                       \
+  X(HostMalloc, hipError_t(void**, size_t, unsigned), "hipHostMalloc")                                        \
+  X(HostFree, hipError_t(void*), "hipHostFree")                                                               \
+  X(MemsetAsync, hipError_t(void*, int, size_t, hipStream_t), "hipMemsetAsync")                               \
+  X(MemcpyAsync, hipError_t(void*, const void*, size_t, int, hipStream_t), "hipMemcpyAsync")                  \
+  X(MemcpyPeerAsync, hipError_t(void*, int, const void*, int, size_t, hipStream_t), "hipMemcpyPeerAsync")     \
+  X(IpcGetMemHandle, hipError_t(HipIpcMemHandle*, void*), "hipIpcGetMemHandle")                               \
+  X(IpcOpenMemHandle, hipError_t(void**, HipIpcMemHandle, unsigned), "hipIpcOpenMemHandle")                   \
+  X(IpcCloseMemHandle, hipError_t(void*), "hipIpcCloseMemHandle")                                             \
+  X(StreamCreateWithFlags, hipError_t(hipStream_t*, unsigned), "hipStreamCreateWithFlags")                    \
+  X(StreamDestroy, hipError_t(hipStream_t), "hipStreamDestroy")                                               \
+  X(StreamSynchronize, hipError_t(hipStream_t), "hipStreamSynchronize")                                       \
+  X(StreamQuery, hipError_t(hipStream_t), "hipStreamQuery")                                                   \
+  X(StreamWaitEvent, hipError_t(hipStream_t, hipEvent_t, unsigned), "hipStreamWaitEvent")                     \
+  X(EventCreateWithFlags, hipError_t(hipEvent_t*, unsigned), "hipEventCreateWithFlags")                       \
+  X(EventDestroy, hipError_t(hipEvent_t), "hipEventDestroy")                                                  \
+  X(EventRecord, hipError_t(hipEvent_t, hipStream_t), "hipEventRecord")                                       \
+  X(EventQuery, hipError_t(hipEvent_t), "hipEventQuery")                                                      \
+  X(EventSynchronize, hipError_t(hipEvent_t), "hipEventSynchronize")                                          \
+  X(EventElapsedTime, hipError_t(float*, hipEvent_t, hipEvent_t), "hipEventElapsedTime")                      \
+  X(ModuleLoadData, hipError_t(hipModule_t*, const void*), "hipModuleLoadData")                               \
+  X(ModuleGetFunction, hipError_t(hipFunction_t*, hipModule_t, const char*), "hipModuleGetFunction")          \
+  X(ModuleLaunchKernel, hipError_t(hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, \
+                                   unsigned, hipStream_t, void**, void**), "hipModuleLaunchKernel")
+
 struct HipApi {
-  hipError_t (*Init)(unsigned);
-  hipError_t (*GetDeviceCount)(int*);
-  hipError_t (*GetDevice)(int*);
-  hipError_t (*SetDevice)(int);
-  hipError_t (*DeviceGetAttribute)(int*, int, int);
-  hipError_t (*DeviceGetName)(char*, int, int);
-  hipError_t (*DeviceTotalMem)(size_t*, int);
-  hipError_t (*MemGetInfo)(size_t*, size_t*);
-  hipError_t (*DeviceSynchronize)();
-  const char* (*GetErrorName)(hipError_t);
-  const char* (*GetErrorString)(hipError_t);
-  hipError_t (*Malloc)(void**, size_t);
-  hipError_t (*Free)(void*);
-  hipError_t (*HostMalloc)(void**, size_t, unsigned);
-  hipError_t (*HostFree)(void*);
-  hipError_t (*MemsetAsync)(void*, int, size_t, hipStream_t);
-  hipError_t (*MemcpyAsync)(void*, const void*, size_t, int, hipStream_t);
-  hipError_t (*MemcpyPeerAsync)(void*, int, const void*, int, size_t, hipStream_t);
-  hipError_t (*IpcGetMemHandle)(HipIpcMemHandle*, void*);
-  hipError_t (*IpcOpenMemHandle)(void**, HipIpcMemHandle, unsigned);
-  hipError_t (*IpcCloseMemHandle)(void*);
-  hipError_t (*StreamCreateWithFlags)(hipStream_t*, unsigned);
-  hipError_t (*StreamDestroy)(hipStream_t);
-  hipError_t (*StreamSynchronize)(hipStream_t);
-  hipError_t (*StreamQuery)(hipStream_t);
-  hipError_t (*StreamWaitEvent)(hipStream_t, hipEvent_t, unsigned);
-  hipError_t (*EventCreateWithFlags)(hipEvent_t*, unsigned);
-  hipError_t (*EventDestroy)(hipEvent_t);
-  hipError_t (*EventRecord)(hipEvent_t, hipStream_t);
-  hipError_t (*EventQuery)(hipEvent_t);
-  hipError_t (*EventSynchronize)(hipEvent_t);
-  hipError_t (*EventElapsedTime)(float*, hipEvent_t, hipEvent_t);
-  hipError_t (*ModuleLoadData)(hipModule_t*, const void*);
-  hipError_t (*ModuleGetFunction)(hipFunction_t*, hipModule_t, const char*);
-  hipError_t (*ModuleLaunchKernel)(hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                                   unsigned, hipStream_t, void**, void**);
+  HAL_ENTRY_POINT_TABLE(HAL_HIP_ENTRY_POINTS)
 };
 
 // The runtime's entry points, loaded on first call; nullptr when no usable libamdhip64 exists, with the

@@ -7,17 +7,12 @@
 #include <cstdint>
 #include <string>
 
+#include "../gpu_shell/blas_lt_api.h"
 #include "hip_api.h"
 
 namespace hal_amd {
 
 using hipblasLtHandle_t = void*;
-struct HipblasLtMatmulDescOpaque;
-using hipblasLtMatmulDesc_t = HipblasLtMatmulDescOpaque*;
-struct HipblasLtMatrixLayoutOpaque;
-using hipblasLtMatrixLayout_t = HipblasLtMatrixLayoutOpaque*;
-struct HipblasLtMatmulPreferenceOpaque;
-using hipblasLtMatmulPreference_t = HipblasLtMatmulPreferenceOpaque*;
 
 // hipblasLtMatmulAlgo_t: filled by the heuristic, passed back to hipblasLtMatmul unchanged.
 struct hipblasLtMatmulAlgo_t {
@@ -52,27 +47,14 @@ constexpr int kHipblasLtDescBiasDataType = 4;   // int32_t (hipDataType)
 constexpr uint32_t kHipblasLtEpilogueBias = 4;  // hipblasLtEpilogue_t
 constexpr int kHipblasLtPrefMaxWorkspaceBytes = 1;  // uint64_t
 
-struct HipblasLtApi {
-  int (*create)(hipblasLtHandle_t*);
-  int (*destroy)(hipblasLtHandle_t);
-  int (*matmul_desc_create)(hipblasLtMatmulDesc_t*, int compute_type, int scale_type);
-  int (*matmul_desc_destroy)(hipblasLtMatmulDesc_t);
-  int (*matmul_desc_set_attribute)(hipblasLtMatmulDesc_t, int attribute, const void* value, size_t bytes);
-  int (*matrix_layout_create)(hipblasLtMatrixLayout_t*, int type, uint64_t rows, uint64_t cols, int64_t ld);
-  int (*matrix_layout_destroy)(hipblasLtMatrixLayout_t);
-  int (*matmul_preference_create)(hipblasLtMatmulPreference_t*);
-  int (*matmul_preference_destroy)(hipblasLtMatmulPreference_t);
-  int (*matmul_preference_set_attribute)(hipblasLtMatmulPreference_t, int attribute, const void* value, size_t bytes);
-  int (*matmul_algo_get_heuristic)(hipblasLtHandle_t, hipblasLtMatmulDesc_t, hipblasLtMatrixLayout_t a,
-                                   hipblasLtMatrixLayout_t b, hipblasLtMatrixLayout_t c, hipblasLtMatrixLayout_t d,
-                                   hipblasLtMatmulPreference_t, int requested, hipblasLtMatmulHeuristicResult_t* results,
-                                   int* returned);
-  // D = alpha op(A) op(B) + beta C, then the epilogue; alpha and beta point to host values.
-  int (*matmul)(hipblasLtHandle_t, hipblasLtMatmulDesc_t, const void* alpha, const void* a, hipblasLtMatrixLayout_t,
-                const void* b, hipblasLtMatrixLayout_t, const void* beta, const void* c, hipblasLtMatrixLayout_t,
-                void* d, hipblasLtMatrixLayout_t, const hipblasLtMatmulAlgo_t* algo, void* workspace,
-                size_t workspace_bytes, hipStream_t stream);
+// The entry points cuBLASLt has too (../gpu_shell/blas_lt_api.h), over hipBLASLt's types.
+struct HipblasLtApi : hal_gpu_shell::BlasLtApi<hipblasLtHandle_t, hipStream_t, int, hipblasLtMatmulAlgo_t,
+                                               hipblasLtMatmulHeuristicResult_t> {
+  void resolve(hal_support::SymbolResolver& resolver) { resolve_with_prefix(resolver, "hipblasLt"); }
 };
+using hipblasLtMatmulDesc_t = HipblasLtApi::MatmulDesc;
+using hipblasLtMatrixLayout_t = HipblasLtApi::MatrixLayout;
+using hipblasLtMatmulPreference_t = HipblasLtApi::Preference;
 
 // hipBLASLt, loaded on first call; nullptr (with the reason in *why) where the machine has none: the bias
 // GEMMs then take rocBLAS and a copy of the bias.

@@ -14,7 +14,7 @@ HipblasLt::DataType HipblasLt::data_type(hal_gpu::GemmType type) {
   }
 }
 
-int HipblasLt::set_preferences(const Api& api, Preference made, const hal_gpu::BiasGemmKey& key) {
+int HipblasLt::set_preferences(const Api& api, Api::Preference made, const hal_gpu::BiasGemmKey& key) {
   const uint64_t workspace = key.workspace_bytes;
   return api.matmul_preference_set_attribute(made, kHipblasLtPrefMaxWorkspaceBytes, &workspace, sizeof(workspace));
 }

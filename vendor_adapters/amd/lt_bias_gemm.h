@@ -19,34 +19,21 @@ namespace hal_amd {
 // where it differs from cuBLASLt (lt_bias_gemm.cpp).
 struct HipblasLt {
   using Api = HipblasLtApi;
-  using Handle = hipblasLtHandle_t;
-  using Stream = hipStream_t;
-  using MatmulDescOpaque = HipblasLtMatmulDescOpaque;
-  using MatmulDesc = hipblasLtMatmulDesc_t;
-  using MatrixLayoutOpaque = HipblasLtMatrixLayoutOpaque;
-  using MatrixLayout = hipblasLtMatrixLayout_t;
-  using PreferenceOpaque = HipblasLtMatmulPreferenceOpaque;
-  using Preference = hipblasLtMatmulPreference_t;
-  using MatmulAlgo = hipblasLtMatmulAlgo_t;
-  using HeuristicResult = hipblasLtMatmulHeuristicResult_t;
-  using DataType = int;
-  static constexpr int kSuccess = kHipblasSuccess;
-  static constexpr int kNotSupported = kHipblasNotSupported;
-  static constexpr int kInvalidValue = kHipblasInvalidValue;
-  static constexpr int kArchMismatch = kHipblasArchMismatch;
-  static constexpr int kOpN = kHipblasOpN, kOpT = kHipblasOpT;
-  static constexpr int kCompute32F = kHipblasCompute32F;
+  using DataType = Api::DataType;
+  static constexpr int kSuccess = kHipblasSuccess, kNotSupported = kHipblasNotSupported;  // statuses
+  static constexpr int kInvalidValue = kHipblasInvalidValue, kArchMismatch = kHipblasArchMismatch;
+  static constexpr int kOpN = kHipblasOpN, kOpT = kHipblasOpT, kCompute32F = kHipblasCompute32F;
   static constexpr DataType kR32F = kHipR32F;
-  static constexpr int kDescTransA = kHipblasLtDescTransA, kDescTransB = kHipblasLtDescTransB;
-  static constexpr int kDescEpilogue = kHipblasLtDescEpilogue;
-  static constexpr int kDescBiasPointer = kHipblasLtDescBiasPointer, kDescBiasDataType = kHipblasLtDescBiasDataType;
+  static constexpr int kDescTransA = kHipblasLtDescTransA, kDescTransB = kHipblasLtDescTransB,  // attributes
+      kDescEpilogue = kHipblasLtDescEpilogue, kDescBiasPointer = kHipblasLtDescBiasPointer,
+      kDescBiasDataType = kHipblasLtDescBiasDataType;
   static constexpr uint32_t kEpilogueBias = kHipblasLtEpilogueBias;
 
   static DataType data_type(hal_gpu::GemmType type);
   // FP32 compute only here: an FP64 plan goes to rocBLAS at once.
   static bool takes(const hal_gpu::GemmPlan& plan) { return plan.type != hal_gpu::GemmType::F64; }
   // The workspace only.
-  static int set_preferences(const Api& api, Preference preference, const hal_gpu::BiasGemmKey& key);
+  static int set_preferences(const Api& api, Api::Preference preference, const hal_gpu::BiasGemmKey& key);
   static hal_status_t matmul_failure(const Api& api, int status);
 };
 

@@ -6,9 +6,7 @@
 // runtime_traits.h's, which includes that state):
 //
 //   struct Lt {
-//     using Api, Handle, Stream;                                   // the loaded library, its handle, the stream
-//     using MatmulDescOpaque, MatmulDesc, MatrixLayoutOpaque, MatrixLayout, PreferenceOpaque, Preference;
-//     using MatmulAlgo, HeuristicResult, DataType;
+//     using Api;             // the loaded library (a BlasLtApi, blas_lt_api.h: its entry points and types)
 //     static constexpr int kSuccess, kNotSupported, kInvalidValue, kArchMismatch;   // statuses
 //     static constexpr int kOpN, kOpT, kCompute32F;  static constexpr DataType kR32F;
 //     static constexpr int kDescTransA, kDescTransB, kDescEpilogue, kDescBiasPointer, kDescBiasDataType;
@@ -35,9 +33,9 @@ namespace hal_gpu_shell {
 template <class Lt>
 struct LtBiasGemm {
   bool usable = false;
-  hal_gpu::LibraryHandle<typename Lt::MatmulDescOpaque> desc;
-  hal_gpu::LibraryHandle<typename Lt::MatrixLayoutOpaque> first, second, out;  // the BLAS's A, B and C = D
-  typename Lt::MatmulAlgo algo{};
+  hal_gpu::LibraryHandle<typename Lt::Api::MatmulDescOpaque> desc;
+  hal_gpu::LibraryHandle<typename Lt::Api::MatrixLayoutOpaque> first, second, out;  // the BLAS's A, B and C = D
+  typename Lt::Api::MatmulAlgo algo{};
   size_t workspace_bytes = 0;
 };
 
@@ -55,17 +53,17 @@ bool is_decline(int status) {
 
 // Each attribute has one value type; the library checks the size passed against it.
 template <class Lt, typename T>
-int set_desc(const typename Lt::Api& api, typename Lt::MatmulDesc desc, int attribute, T value) {
+int set_desc(const typename Lt::Api& api, typename Lt::Api::MatmulDesc desc, int attribute, T value) {
   return api.matmul_desc_set_attribute(desc, attribute, &value, sizeof(value));
 }
 
 template <class Lt>
-int make_layout(const typename Lt::Api& api, typename Lt::DataType type, int64_t rows, int64_t cols, int64_t ld,
-                hal_gpu::LibraryHandle<typename Lt::MatrixLayoutOpaque>* layout) {
-  typename Lt::MatrixLayout made = nullptr;
+int make_layout(const typename Lt::Api& api, typename Lt::Api::DataType type, int64_t rows, int64_t cols, int64_t ld,
+                hal_gpu::LibraryHandle<typename Lt::Api::MatrixLayoutOpaque>* layout) {
+  typename Lt::Api::MatrixLayout made = nullptr;
   const int status = api.matrix_layout_create(&made, type, static_cast<uint64_t>(rows), static_cast<uint64_t>(cols), ld);
   if (status == Lt::kSuccess) {
-    *layout = hal_gpu::LibraryHandle<typename Lt::MatrixLayoutOpaque>(made, {api.matrix_layout_destroy});
+    *layout = hal_gpu::LibraryHandle<typename Lt::Api::MatrixLayoutOpaque>(made, {api.matrix_layout_destroy});
   }
   return status;
 }
@@ -73,15 +71,15 @@ int make_layout(const typename Lt::Api& api, typename Lt::DataType type, int64_t
 // Builds the descriptors of `key` and asks the heuristic for its best algorithm. SUCCESS with
 // gemm->usable false when the heuristic has none.
 template <class Lt>
-int prepare(const typename Lt::Api& api, typename Lt::Handle handle, const hal_gpu::BiasGemmKey& key,
+int prepare(const typename Lt::Api& api, typename Lt::Api::Handle handle, const hal_gpu::BiasGemmKey& key,
             const hal_gpu::GemmPlan& plan, LtBiasGemm<Lt>* gemm) {
-  const typename Lt::DataType type = Lt::data_type(key.type);
+  const typename Lt::Api::DataType type = Lt::data_type(key.type);
   // FP32 accumulation and FP32 alpha for every type this path takes, without TF32: the compute type of the
   // plain BLAS path, and torch.cuda's default.
-  typename Lt::MatmulDesc desc = nullptr;
+  typename Lt::Api::MatmulDesc desc = nullptr;
   int status = api.matmul_desc_create(&desc, Lt::kCompute32F, Lt::kR32F);
   if (status != Lt::kSuccess) return status;
-  gemm->desc = hal_gpu::LibraryHandle<typename Lt::MatmulDescOpaque>(desc, {api.matmul_desc_destroy});
+  gemm->desc = hal_gpu::LibraryHandle<typename Lt::Api::MatmulDescOpaque>(desc, {api.matmul_desc_destroy});
 
   const int32_t transpose_first = key.transpose_first ? Lt::kOpT : Lt::kOpN;
   const int32_t transpose_second = key.transpose_second ? Lt::kOpT : Lt::kOpN;
@@ -105,12 +103,12 @@ int prepare(const typename Lt::Api& api, typename Lt::Handle handle, const hal_g
     return status;
   }
 
-  typename Lt::Preference made = nullptr;
+  typename Lt::Api::Preference made = nullptr;
   if ((status = api.matmul_preference_create(&made)) != Lt::kSuccess) return status;
-  const hal_gpu::LibraryHandle<typename Lt::PreferenceOpaque> preference(made, {api.matmul_preference_destroy});
+  const hal_gpu::LibraryHandle<typename Lt::Api::PreferenceOpaque> preference(made, {api.matmul_preference_destroy});
   if ((status = Lt::set_preferences(api, made, key)) != Lt::kSuccess) return status;
 
-  typename Lt::HeuristicResult result{};
+  typename Lt::Api::HeuristicResult result{};
   int returned = 0;
   // C is D (beta is 0, so C is not read): one layout for both.
   status = api.matmul_algo_get_heuristic(handle, desc, gemm->first.get(), gemm->second.get(), gemm->out.get(),
@@ -129,9 +127,9 @@ int prepare(const typename Lt::Api& api, typename Lt::Handle handle, const hal_g
 // the problem: the caller then takes the plain BLAS path. Other failures are reported (Lt::matmul_failure).
 // Called under the device's BLAS lock.
 template <class Lt>
-hal_status_t run_lt_bias_gemm(const typename Lt::Api& api, typename Lt::Handle handle, LtBiasGemmCache<Lt>& cache,
+hal_status_t run_lt_bias_gemm(const typename Lt::Api& api, typename Lt::Api::Handle handle, LtBiasGemmCache<Lt>& cache,
                               const hal_gpu::GemmPlan& plan, void* workspace, uint64_t workspace_bytes,
-                              typename Lt::Stream stream) {
+                              typename Lt::Api::Stream stream) {
   using namespace lt_bias_gemm_detail;
   if (!Lt::takes(plan)) return HAL_STATUS_NOT_SUPPORTED;
   const hal_gpu::BiasGemmKey key = hal_gpu::bias_gemm_key(plan, workspace_bytes);

@@ -10,6 +10,8 @@
 
 #include <string>
 
+#include "../adapter_support/loaded_library.h"
+
 namespace hal_nvidia {
 
 struct cublasContext;
@@ -32,24 +34,32 @@ enum CublasComputeType : int { kCublasCompute32F = 68, kCublasCompute64F = 70 };
 // cublasGemmAlgo_t: CUBLAS_GEMM_DEFAULT lets cuBLAS's heuristics choose.
 enum CublasGemmAlgo : int { kCublasGemmDefault = -1 };
 
-// The entry points, resolved once. Signatures as documented for cuBLAS 12 and 13.
+// The entry points, resolved once: X(member, function type, symbol[, older name tried when it is absent]).
+// Signatures as documented for cuBLAS 12 and 13.
+#define HAL_CUBLAS_ENTRY_POINTS(X)                                                                                    \
+  X(create, int(cublasHandle_t* handle), "cublasCreate_v2", "cublasCreate")                                           \
+  X(destroy, int(cublasHandle_t handle), "cublasDestroy_v2", "cublasDestroy")                                         \
+  X(set_stream, int(cublasHandle_t handle, cudaStream_t stream), "cublasSetStream_v2", "cublasSetStream")             \
+  X(set_workspace, int(cublasHandle_t handle, void* workspace, size_t bytes), "cublasSetWorkspace_v2",                \
+    "cublasSetWorkspace")                                                                                             \
+  X(gemm_strided_batched_ex,                                                                                          \
+    int(cublasHandle_t handle, int transa, int transb, int m, int n, int k, const void* alpha, const void* a,         \
+        cudaDataType_t a_type, int lda, long long stride_a, const void* b, cudaDataType_t b_type, int ldb,            \
+        long long stride_b, const void* beta, void* c, cudaDataType_t c_type, int ldc, long long stride_c,            \
+        int batch_count, int compute_type, int algo),                                                                 \
+    "cublasGemmStridedBatchedEx")                                                                                     \
+  /* A matrix pointer per batch member (device arrays): the grouped GEMM plans (gemm_plan.h's group_size). */         \
+  X(gemm_batched_ex,                                                                                                  \
+    int(cublasHandle_t handle, int transa, int transb, int m, int n, int k, const void* alpha,                        \
+        const void* const a[], cudaDataType_t a_type, int lda, const void* const b[], cudaDataType_t b_type, int ldb, \
+        const void* beta, void* const c[], cudaDataType_t c_type, int ldc, int batch_count, int compute_type,         \
+        int algo),                                                                                                    \
+    "cublasGemmBatchedEx")                                                                                            \
+  X(status_name, const char*(int status), "cublasGetStatusName")                                                      \
+  X(status_string, const char*(int status), "cublasGetStatusString")
+
 struct CublasApi {
-  int (*create)(cublasHandle_t* handle);                             // cublasCreate_v2
-  int (*destroy)(cublasHandle_t handle);                             // cublasDestroy_v2
-  int (*set_stream)(cublasHandle_t handle, cudaStream_t stream);     // cublasSetStream_v2
-  int (*set_workspace)(cublasHandle_t handle, void* workspace, size_t bytes);  // cublasSetWorkspace_v2
-  int (*gemm_strided_batched_ex)(cublasHandle_t handle, int transa, int transb, int m, int n, int k,
-                                 const void* alpha, const void* a, cudaDataType_t a_type, int lda,
-                                 long long stride_a, const void* b, cudaDataType_t b_type, int ldb,
-                                 long long stride_b, const void* beta, void* c, cudaDataType_t c_type, int ldc,
-                                 long long stride_c, int batch_count, int compute_type, int algo);
-  // A matrix pointer per batch member (device arrays): the grouped GEMM plans (gemm_plan.h's group_size).
-  int (*gemm_batched_ex)(cublasHandle_t handle, int transa, int transb, int m, int n, int k, const void* alpha,
-                         const void* const a[], cudaDataType_t a_type, int lda, const void* const b[],
-                         cudaDataType_t b_type, int ldb, const void* beta, void* const c[], cudaDataType_t c_type,
-                         int ldc, int batch_count, int compute_type, int algo);  // cublasGemmBatchedEx
-  const char* (*status_name)(int status);                            // cublasGetStatusName
-  const char* (*status_string)(int status);                          // cublasGetStatusString
+  HAL_ENTRY_POINT_TABLE(HAL_CUBLAS_ENTRY_POINTS)
 };
 
 // The loaded library, or nullptr with `why` saying what was tried and how to fix it. Thread-safe; the

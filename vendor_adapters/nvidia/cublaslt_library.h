@@ -17,19 +17,15 @@
 #include <cstdint>
 #include <string>
 
+#include "../gpu_shell/blas_lt_api.h"
 #include "cublas_library.h"  // CublasStatus, CublasOperation, CublasComputeType: shared with cuBLAS
 
 namespace hal_nvidia {
 
-// The opaque handle types (pointers to structures cuBLASLt allocates; the adapter never looks inside).
+// The handle: a pointer to a structure cuBLASLt allocates, which the adapter never looks into (so are the
+// descriptors, CublasLtApi's below).
 struct cublasLtContext;
 using cublasLtHandle_t = cublasLtContext*;
-struct cublasLtMatmulDescOpaque;
-using cublasLtMatmulDesc_t = cublasLtMatmulDescOpaque*;
-struct cublasLtMatrixLayoutOpaque;
-using cublasLtMatrixLayout_t = cublasLtMatrixLayoutOpaque*;
-struct cublasLtMatmulPreferenceOpaque;
-using cublasLtMatmulPreference_t = cublasLtMatmulPreferenceOpaque*;
 
 // cublasLtMatmulAlgo_t ("cuBLASLt Datatypes Reference"): semi-opaque, filled by the heuristic and passed back
 // to cublasLtMatmul unchanged.
@@ -71,33 +67,21 @@ enum LtMatmulPreferenceAttribute : int {
   kLtMatmulPrefMinAlignmentDBytes = 8,  // uint32_t
 };
 
-// The entry points, resolved once. Signatures as documented for cuBLASLt 12 and 13 ("cuBLASLt API
-// Reference"); enum parameters are passed as int, their C ABI type.
-struct CublasLtApi {
-  int (*create)(cublasLtHandle_t* handle);  // cublasLtCreate
-  int (*destroy)(cublasLtHandle_t handle);  // cublasLtDestroy
-  int (*matmul_desc_create)(cublasLtMatmulDesc_t* desc, int compute_type, cudaDataType_t scale_type);
-  int (*matmul_desc_destroy)(cublasLtMatmulDesc_t desc);
-  int (*matmul_desc_set_attribute)(cublasLtMatmulDesc_t desc, int attribute, const void* value, size_t bytes);
-  int (*matrix_layout_create)(cublasLtMatrixLayout_t* layout, cudaDataType_t type, uint64_t rows, uint64_t cols,
-                              int64_t ld);
-  int (*matrix_layout_destroy)(cublasLtMatrixLayout_t layout);
-  int (*matmul_preference_create)(cublasLtMatmulPreference_t* preference);
-  int (*matmul_preference_destroy)(cublasLtMatmulPreference_t preference);
-  int (*matmul_preference_set_attribute)(cublasLtMatmulPreference_t preference, int attribute, const void* value,
-                                         size_t bytes);
-  int (*matmul_algo_get_heuristic)(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t a,
-                                   cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t d,
-                                   cublasLtMatmulPreference_t preference, int requested,
-                                   cublasLtMatmulHeuristicResult_t* results, int* returned);
-  // D = alpha * op(A) op(B) + beta * C, then the epilogue; alpha and beta point to host values.
-  int (*matmul)(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const void* alpha, const void* a,
-                cublasLtMatrixLayout_t a_layout, const void* b, cublasLtMatrixLayout_t b_layout, const void* beta,
-                const void* c, cublasLtMatrixLayout_t c_layout, void* d, cublasLtMatrixLayout_t d_layout,
-                const cublasLtMatmulAlgo_t* algo, void* workspace, size_t workspace_bytes, cudaStream_t stream);
-  const char* (*status_name)(int status);    // cublasLtGetStatusName
-  const char* (*status_string)(int status);  // cublasLtGetStatusString
+// The entry points, resolved once: those hipBLASLt has too (../gpu_shell/blas_lt_api.h, as documented in
+// "cuBLASLt API Reference" for cuBLASLt 12 and 13), over cuBLASLt's types, and its status names.
+struct CublasLtApi : hal_gpu_shell::BlasLtApi<cublasLtHandle_t, cudaStream_t, cudaDataType_t, cublasLtMatmulAlgo_t,
+                                              cublasLtMatmulHeuristicResult_t> {
+  hal_support::EntryPoint<const char*(int status)> status_name, status_string;  // cublasLtGetStatus{Name,String}
+
+  void resolve(hal_support::SymbolResolver& resolver) {
+    resolve_with_prefix(resolver, "cublasLt");
+    resolver(status_name, "cublasLtGetStatusName");
+    resolver(status_string, "cublasLtGetStatusString");
+  }
 };
+using cublasLtMatmulDesc_t = CublasLtApi::MatmulDesc;
+using cublasLtMatrixLayout_t = CublasLtApi::MatrixLayout;
+using cublasLtMatmulPreference_t = CublasLtApi::Preference;
 
 // The loaded library, or nullptr with `why` saying what was tried. Thread-safe; the search runs once per
 // process and its result (either way) is kept.

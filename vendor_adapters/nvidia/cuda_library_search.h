@@ -1,4 +1,4 @@
-// Finding one of NVIDIA's math libraries (cuBLAS, cuBLASLt) at run time with dlopen, the same way for each:
+// Finding one of NVIDIA's math libraries (cuBLAS, cuBLASLt, cuDNN) at run time with dlopen, the same way for each:
 // the adapter builds without their headers and loads on machines without them (the ops that need them then
 // answer NOT_SUPPORTED and the core falls back).
 #pragma once
@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "../adapter_support/loaded_library.h"
+
 namespace hal_nvidia {
 
 // Tries each soname (newest first) by name, then in the CUDA toolkit's lib64 folders, and returns the
@@ -18,13 +20,19 @@ namespace hal_nvidia {
 void* open_cuda_library(const std::vector<const char*>& sonames, const char* what,
                         const std::function<bool(void* library)>& resolve, std::string* tried);
 
-// Looks up `name` (or `fallback_name` when given and `name` is absent) in `library` as a function of type Fn.
-template <typename Fn>
-bool resolve_symbol(void* library, const char* name, const char* fallback_name, Fn* out) {
-  void* symbol = dlsym(library, name);
-  if (!symbol && fallback_name) symbol = dlsym(library, fallback_name);
-  *out = reinterpret_cast<Fn>(symbol);
-  return symbol != nullptr;
+// The library's table (`Api`, an entry-point table: ../adapter_support/loaded_library.h) from the first candidate
+// that has every entry point and that `accept` (when given) takes; otherwise `why` is `not_found` followed by
+// the attempts.
+template <typename Api>
+hal_support::LoadedLibrary<Api> load_cuda_library(const std::vector<const char*>& sonames, const char* what,
+                                                  const char* not_found, bool (*accept)(const Api&) = nullptr) {
+  hal_support::LoadedLibrary<Api> out;
+  std::string tried;
+  out.ok = open_cuda_library(sonames, what, [&out, accept](void* library) {
+    return hal_support::resolve_entry_points(library, out.api, nullptr) && (!accept || accept(out.api));
+  }, &tried) != nullptr;
+  if (!out.ok) out.why = not_found + tried;
+  return out;
 }
 
 }  // namespace hal_nvidia

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <string>
 
+#include "../adapter_support/loaded_library.h"
+
 namespace hal_nvidia {
 
 struct cudnnContext;
@@ -50,68 +52,77 @@ using cudnnFilterDescriptor_t = cudnnFilterStruct*;
 using cudnnConvolutionDescriptor_t = cudnnConvolutionStruct*;
 using cudnnBackendDescriptor_t = CudnnBackendStruct*;
 
+// The legacy API's three directions take the same calls, over the descriptors (In, Other, Out) of each:
+// (x, w, y) forward, (w, dy, dx) backward data, (x, dy, dw) backward filter.
+template <class In, class Other, class Out>
+struct CudnnConvolutionCalls {
+  // cudnnGetConvolution*Algorithm_v7: the algorithms, fastest first.
+  using Algorithms = int(cudnnHandle_t, In, Other, cudnnConvolutionDescriptor_t, Out, int requested, int* returned,
+                         CudnnAlgoPerf* perf);
+  // cudnnGetConvolution*WorkspaceSize: the scratch bytes `algo` needs.
+  using Workspace = int(cudnnHandle_t, In, Other, cudnnConvolutionDescriptor_t, Out, int algo, size_t* bytes);
+  // cudnnConvolution{Forward,BackwardData,BackwardFilter}: out = alpha op(in, other) + beta out.
+  using Run = int(cudnnHandle_t, const void* alpha, In, const void* in, Other, const void* other,
+                  cudnnConvolutionDescriptor_t, int algo, void* workspace, size_t workspace_bytes, const void* beta,
+                  Out, void* out);
+};
+using CudnnForward = CudnnConvolutionCalls<cudnnTensorDescriptor_t, cudnnFilterDescriptor_t, cudnnTensorDescriptor_t>;
+using CudnnBackwardData =
+    CudnnConvolutionCalls<cudnnFilterDescriptor_t, cudnnTensorDescriptor_t, cudnnTensorDescriptor_t>;
+using CudnnBackwardFilter =
+    CudnnConvolutionCalls<cudnnTensorDescriptor_t, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t>;
+
+// The entry points: X(member, function type, symbol).
+#define HAL_CUDNN_ENTRY_POINTS(X)                                                                                 \
+  X(get_version, size_t(), "cudnnGetVersion")                                                                     \
+  X(error_string, const char*(int status), "cudnnGetErrorString")                                                 \
+  X(create, int(cudnnHandle_t* handle), "cudnnCreate")                                                            \
+  X(destroy, int(cudnnHandle_t handle), "cudnnDestroy")                                                           \
+  X(set_stream, int(cudnnHandle_t handle, cudaStream_t stream), "cudnnSetStream")                                 \
+  X(create_tensor, int(cudnnTensorDescriptor_t* desc), "cudnnCreateTensorDescriptor")                             \
+  X(destroy_tensor, int(cudnnTensorDescriptor_t desc), "cudnnDestroyTensorDescriptor")                            \
+  X(set_tensor_nd,                                                                                                \
+    int(cudnnTensorDescriptor_t desc, int type, int nb_dims, const int dims[], const int strides[]),              \
+    "cudnnSetTensorNdDescriptor")                                                                                 \
+  X(create_filter, int(cudnnFilterDescriptor_t* desc), "cudnnCreateFilterDescriptor")                             \
+  X(destroy_filter, int(cudnnFilterDescriptor_t desc), "cudnnDestroyFilterDescriptor")                            \
+  X(set_filter_nd,                                                                                                \
+    int(cudnnFilterDescriptor_t desc, int type, int format, int nb_dims, const int dims[]),                       \
+    "cudnnSetFilterNdDescriptor")                                                                                 \
+  X(create_conv, int(cudnnConvolutionDescriptor_t* desc), "cudnnCreateConvolutionDescriptor")                     \
+  X(destroy_conv, int(cudnnConvolutionDescriptor_t desc), "cudnnDestroyConvolutionDescriptor")                    \
+  X(set_conv_nd,                                                                                                  \
+    int(cudnnConvolutionDescriptor_t desc, int spatial_dims, const int pad[], const int stride[],                 \
+        const int dilation[], int mode, int compute_type),                                                        \
+    "cudnnSetConvolutionNdDescriptor")                                                                            \
+  X(set_conv_groups, int(cudnnConvolutionDescriptor_t desc, int groups), "cudnnSetConvolutionGroupCount")         \
+  X(set_conv_math, int(cudnnConvolutionDescriptor_t desc, int math_type), "cudnnSetConvolutionMathType")          \
+  X(forward_algorithms, CudnnForward::Algorithms, "cudnnGetConvolutionForwardAlgorithm_v7")                       \
+  X(backward_data_algorithms, CudnnBackwardData::Algorithms, "cudnnGetConvolutionBackwardDataAlgorithm_v7")       \
+  X(backward_filter_algorithms, CudnnBackwardFilter::Algorithms, "cudnnGetConvolutionBackwardFilterAlgorithm_v7") \
+  X(forward_workspace, CudnnForward::Workspace, "cudnnGetConvolutionForwardWorkspaceSize")                        \
+  X(backward_data_workspace, CudnnBackwardData::Workspace, "cudnnGetConvolutionBackwardDataWorkspaceSize")        \
+  X(backward_filter_workspace, CudnnBackwardFilter::Workspace, "cudnnGetConvolutionBackwardFilterWorkspaceSize")  \
+  X(forward, CudnnForward::Run, "cudnnConvolutionForward")                                                        \
+  X(backward_data, CudnnBackwardData::Run, "cudnnConvolutionBackwardData")                                        \
+  X(backward_filter, CudnnBackwardFilter::Run, "cudnnConvolutionBackwardFilter")                                  \
+  /* The graph (backend) API: descriptors set by attribute, finalized, and an execution plan run with a           \
+     variant pack of data pointers (convolution_plan.cpp). */                                                     \
+  X(backend_create, int(int type, cudnnBackendDescriptor_t* desc), "cudnnBackendCreateDescriptor")                \
+  X(backend_destroy, int(cudnnBackendDescriptor_t desc), "cudnnBackendDestroyDescriptor")                         \
+  X(backend_finalize, int(cudnnBackendDescriptor_t desc), "cudnnBackendFinalize")                                 \
+  X(backend_set,                                                                                                  \
+    int(cudnnBackendDescriptor_t desc, int name, int type, int64_t count, const void* elements),                  \
+    "cudnnBackendSetAttribute")                                                                                   \
+  X(backend_get,                                                                                                  \
+    int(cudnnBackendDescriptor_t desc, int name, int type, int64_t requested, int64_t* count, void* elements),    \
+    "cudnnBackendGetAttribute")                                                                                   \
+  X(backend_execute,                                                                                              \
+    int(cudnnHandle_t, cudnnBackendDescriptor_t plan, cudnnBackendDescriptor_t variant_pack),                     \
+    "cudnnBackendExecute")
+
 struct CudnnApi {
-  size_t (*get_version)();                                       // cudnnGetVersion
-  const char* (*error_string)(int status);                      // cudnnGetErrorString
-  int (*create)(cudnnHandle_t* handle);                          // cudnnCreate
-  int (*destroy)(cudnnHandle_t handle);                          // cudnnDestroy
-  int (*set_stream)(cudnnHandle_t handle, cudaStream_t stream);  // cudnnSetStream
-  int (*create_tensor)(cudnnTensorDescriptor_t* desc);           // cudnnCreateTensorDescriptor
-  int (*destroy_tensor)(cudnnTensorDescriptor_t desc);           // cudnnDestroyTensorDescriptor
-  int (*set_tensor_nd)(cudnnTensorDescriptor_t desc, int type, int nb_dims, const int dims[],
-                       const int strides[]);                     // cudnnSetTensorNdDescriptor
-  int (*create_filter)(cudnnFilterDescriptor_t* desc);           // cudnnCreateFilterDescriptor
-  int (*destroy_filter)(cudnnFilterDescriptor_t desc);           // cudnnDestroyFilterDescriptor
-  int (*set_filter_nd)(cudnnFilterDescriptor_t desc, int type, int format, int nb_dims,
-                       const int dims[]);                        // cudnnSetFilterNdDescriptor
-  int (*create_conv)(cudnnConvolutionDescriptor_t* desc);        // cudnnCreateConvolutionDescriptor
-  int (*destroy_conv)(cudnnConvolutionDescriptor_t desc);        // cudnnDestroyConvolutionDescriptor
-  int (*set_conv_nd)(cudnnConvolutionDescriptor_t desc, int spatial_dims, const int pad[], const int stride[],
-                     const int dilation[], int mode, int compute_type);  // cudnnSetConvolutionNdDescriptor
-  int (*set_conv_groups)(cudnnConvolutionDescriptor_t desc, int groups);  // cudnnSetConvolutionGroupCount
-  int (*set_conv_math)(cudnnConvolutionDescriptor_t desc, int math_type);  // cudnnSetConvolutionMathType
-  int (*forward_algorithms)(cudnnHandle_t, cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
-                            cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t y, int requested, int* returned,
-                            CudnnAlgoPerf* perf);  // cudnnGetConvolutionForwardAlgorithm_v7
-  int (*backward_data_algorithms)(cudnnHandle_t, cudnnFilterDescriptor_t w, cudnnTensorDescriptor_t dy,
-                                  cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t dx, int requested,
-                                  int* returned, CudnnAlgoPerf* perf);  // cudnnGetConvolutionBackwardDataAlgorithm_v7
-  int (*backward_filter_algorithms)(cudnnHandle_t, cudnnTensorDescriptor_t x, cudnnTensorDescriptor_t dy,
-                                    cudnnConvolutionDescriptor_t, cudnnFilterDescriptor_t dw, int requested,
-                                    int* returned,
-                                    CudnnAlgoPerf* perf);  // cudnnGetConvolutionBackwardFilterAlgorithm_v7
-  int (*forward_workspace)(cudnnHandle_t, cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
-                           cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t y, int algo,
-                           size_t* bytes);  // cudnnGetConvolutionForwardWorkspaceSize
-  int (*backward_data_workspace)(cudnnHandle_t, cudnnFilterDescriptor_t w, cudnnTensorDescriptor_t dy,
-                                 cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t dx, int algo,
-                                 size_t* bytes);  // cudnnGetConvolutionBackwardDataWorkspaceSize
-  int (*backward_filter_workspace)(cudnnHandle_t, cudnnTensorDescriptor_t x, cudnnTensorDescriptor_t dy,
-                                   cudnnConvolutionDescriptor_t, cudnnFilterDescriptor_t dw, int algo,
-                                   size_t* bytes);  // cudnnGetConvolutionBackwardFilterWorkspaceSize
-  int (*forward)(cudnnHandle_t, const void* alpha, cudnnTensorDescriptor_t x_desc, const void* x,
-                 cudnnFilterDescriptor_t w_desc, const void* w, cudnnConvolutionDescriptor_t, int algo,
-                 void* workspace, size_t workspace_bytes, const void* beta, cudnnTensorDescriptor_t y_desc,
-                 void* y);  // cudnnConvolutionForward
-  int (*backward_data)(cudnnHandle_t, const void* alpha, cudnnFilterDescriptor_t w_desc, const void* w,
-                       cudnnTensorDescriptor_t dy_desc, const void* dy, cudnnConvolutionDescriptor_t, int algo,
-                       void* workspace, size_t workspace_bytes, const void* beta, cudnnTensorDescriptor_t dx_desc,
-                       void* dx);  // cudnnConvolutionBackwardData
-  int (*backward_filter)(cudnnHandle_t, const void* alpha, cudnnTensorDescriptor_t x_desc, const void* x,
-                         cudnnTensorDescriptor_t dy_desc, const void* dy, cudnnConvolutionDescriptor_t, int algo,
-                         void* workspace, size_t workspace_bytes, const void* beta,
-                         cudnnFilterDescriptor_t dw_desc, void* dw);  // cudnnConvolutionBackwardFilter
-  // The graph (backend) API: descriptors set by attribute, finalized, and an execution plan run with a
-  // variant pack of data pointers (convolution_plan.cpp).
-  int (*backend_create)(int type, cudnnBackendDescriptor_t* desc);  // cudnnBackendCreateDescriptor
-  int (*backend_destroy)(cudnnBackendDescriptor_t desc);            // cudnnBackendDestroyDescriptor
-  int (*backend_finalize)(cudnnBackendDescriptor_t desc);           // cudnnBackendFinalize
-  int (*backend_set)(cudnnBackendDescriptor_t desc, int name, int type, int64_t count,
-                     const void* elements);  // cudnnBackendSetAttribute
-  int (*backend_get)(cudnnBackendDescriptor_t desc, int name, int type, int64_t requested, int64_t* count,
-                     void* elements);  // cudnnBackendGetAttribute
-  int (*backend_execute)(cudnnHandle_t, cudnnBackendDescriptor_t plan,
-                         cudnnBackendDescriptor_t variant_pack);  // cudnnBackendExecute
+  HAL_ENTRY_POINT_TABLE(HAL_CUDNN_ENTRY_POINTS)
 };
 
 // The loaded library, or nullptr with `why` saying what was tried and how to fix it. Thread-safe; searched

@@ -15,7 +15,7 @@ int set_attribute(const CublasLtApi& api, cublasLtMatmulPreference_t preference,
 
 }  // namespace
 
-int CublasLt::set_preferences(const Api& api, Preference made, const hal_gpu::BiasGemmKey& key) {
+int CublasLt::set_preferences(const Api& api, Api::Preference made, const hal_gpu::BiasGemmKey& key) {
   for (const int s : {set_attribute(api, made, kLtMatmulPrefMaxWorkspaceBytes, key.workspace_bytes),
                       set_attribute(api, made, kLtMatmulPrefMinAlignmentABytes, key.align_first),
                       set_attribute(api, made, kLtMatmulPrefMinAlignmentBBytes, key.align_second),

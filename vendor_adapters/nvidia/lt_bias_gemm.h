@@ -3,58 +3,36 @@
 // are kept per problem (kernels/bias_gemm_cache.h), in one device's BlasContext, used under its lock.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 
 #include "../gpu_shell/lt_bias_gemm.h"
-#include "blas_types.h"
+#include "blas_types.h"  // GemmPlan, GemmType, cuda_type(), with the kernel library's names
 #include "cublaslt_library.h"
-#include "kernels/bias_gemm_cache.h"
-#include "kernels/gemm_plan.h"
 #include "kernels/library_handle.h"
-#include "torch_hal/adapter.h"
 
 namespace hal_nvidia {
 
-// The plan is the kernel library's (shared with the AMD adapter's rocBLAS path).
-using hal_gpu::BlasOperand;
-using hal_gpu::GemmPlan;
-using hal_gpu::GemmType;
-using hal_gpu::plan_gemm;
 using hal_gpu::LibraryHandle;
 
 // cuBLASLt as the shared GEMM plus bias sees it: its types and values (cublaslt_library.h), and where it
 // differs from hipBLASLt (lt_bias_gemm.cpp).
 struct CublasLt {
   using Api = CublasLtApi;
-  using Handle = cublasLtHandle_t;
-  using Stream = cudaStream_t;
-  using MatmulDescOpaque = cublasLtMatmulDescOpaque;
-  using MatmulDesc = cublasLtMatmulDesc_t;
-  using MatrixLayoutOpaque = cublasLtMatrixLayoutOpaque;
-  using MatrixLayout = cublasLtMatrixLayout_t;
-  using PreferenceOpaque = cublasLtMatmulPreferenceOpaque;
-  using Preference = cublasLtMatmulPreference_t;
-  using MatmulAlgo = cublasLtMatmulAlgo_t;
-  using HeuristicResult = cublasLtMatmulHeuristicResult_t;
-  using DataType = cudaDataType_t;
-  static constexpr int kSuccess = kCublasSuccess;
-  static constexpr int kNotSupported = kCublasNotSupported;
-  static constexpr int kInvalidValue = kCublasInvalidValue;
-  static constexpr int kArchMismatch = kCublasArchMismatch;
-  static constexpr int kOpN = kCublasOpN, kOpT = kCublasOpT;
-  static constexpr int kCompute32F = kCublasCompute32F;
+  using DataType = Api::DataType;
+  static constexpr int kSuccess = kCublasSuccess, kNotSupported = kCublasNotSupported;  // statuses
+  static constexpr int kInvalidValue = kCublasInvalidValue, kArchMismatch = kCublasArchMismatch;
+  static constexpr int kOpN = kCublasOpN, kOpT = kCublasOpT, kCompute32F = kCublasCompute32F;
   static constexpr DataType kR32F = CUDA_R_32F;
-  static constexpr int kDescTransA = kLtMatmulDescTransA, kDescTransB = kLtMatmulDescTransB;
-  static constexpr int kDescEpilogue = kLtMatmulDescEpilogue;
-  static constexpr int kDescBiasPointer = kLtMatmulDescBiasPointer, kDescBiasDataType = kLtMatmulDescBiasDataType;
+  static constexpr int kDescTransA = kLtMatmulDescTransA, kDescTransB = kLtMatmulDescTransB,  // attributes
+      kDescEpilogue = kLtMatmulDescEpilogue, kDescBiasPointer = kLtMatmulDescBiasPointer,
+      kDescBiasDataType = kLtMatmulDescBiasDataType;
   static constexpr uint32_t kEpilogueBias = kLtEpilogueBias;
 
   static DataType data_type(GemmType type) { return cuda_type(type); }
   // Every plan is asked of the heuristic (which declines what it has no algorithm for).
   static bool takes(const GemmPlan&) { return true; }
   // The workspace, and the alignments the operands' pointers actually have.
-  static int set_preferences(const Api& api, Preference preference, const hal_gpu::BiasGemmKey& key);
+  static int set_preferences(const Api& api, Api::Preference preference, const hal_gpu::BiasGemmKey& key);
   static hal_status_t matmul_failure(const Api& api, int status);
 };
 
