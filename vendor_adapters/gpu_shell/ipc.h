@@ -3,14 +3,10 @@
 // Written once for the GPU adapters, over their runtime_traits.h (ipc.cpp).
 #pragma once
 
-#include <cstdint>
-
-#include "torch_hal/adapter.h"
+#include "abi_entries.h"
 
 namespace hal_gpu_shell {
 
-hal_status_t ipc_export(int32_t device, void* base, hal_ipc_handle_t* handle);
-hal_status_t ipc_open(int32_t device, const hal_ipc_handle_t* handle, void** base);
-hal_status_t ipc_close(int32_t device, void* base);
+HAL_ABI_IPC_ENTRIES;
 
 }  // namespace hal_gpu_shell

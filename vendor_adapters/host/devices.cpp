@@ -28,6 +28,7 @@
 #include <thread>
 
 #include "adapter_state.h"
+#include "device_properties.h"
 
 namespace host_adapter {
 
@@ -206,10 +207,7 @@ hal_status_t get_device_properties(int32_t device, hal_device_properties_t* prop
   p.flags = HAL_DEVICE_FLAG_FP16 | HAL_DEVICE_FLAG_BF16 | HAL_DEVICE_FLAG_FP64;
   if (g_state->host_accessible) p.flags |= HAL_DEVICE_FLAG_HOST_ACCESSIBLE;
   // Peak throughput and bandwidth stay 0 (unknown): they are measured elsewhere, not guessed here.
-  const uint32_t size = std::min<uint32_t>(props->struct_size, sizeof(p));
-  std::memcpy(props, &p, size);
-  props->struct_size = size;
-  return HAL_STATUS_SUCCESS;
+  return hal_adapter_support::answer_properties(p, props);
 }
 
 hal_status_t get_memory_info(int32_t device, uint64_t* free_bytes, uint64_t* total_bytes) {

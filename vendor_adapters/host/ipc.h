@@ -2,14 +2,10 @@
 // memory file (shared_memory.h) whose descriptor is the handle.
 #pragma once
 
-#include <cstdint>
-
-#include "torch_hal/adapter.h"
+#include "abi_entries.h"
 
 namespace host_adapter {
 
-hal_status_t ipc_export(int32_t device, void* base, hal_ipc_handle_t* handle);
-hal_status_t ipc_open(int32_t device, const hal_ipc_handle_t* handle, void** base);
-hal_status_t ipc_close(int32_t device, void* base);
+HAL_ABI_IPC_ENTRIES;
 
 }  // namespace host_adapter

@@ -18,10 +18,7 @@ hal_status_t reported(hal_status_t status, const std::string& error) {
 
 hal_status_t synchronize_all(Device& d) {
   std::vector<Stream*> streams{d.default_stream.get()};
-  {
-    std::lock_guard<std::mutex> lock(d.mutex);
-    for (hal_stream_t s : d.streams) streams.push_back(&s->stream);
-  }
+  for (hal_stream_t s : d.records.streams()) streams.push_back(&s->stream);
   std::string error;
   for (Stream* s : streams) {
     if (hal_status_t st = s->synchronize(&error)) return fail(st, error);

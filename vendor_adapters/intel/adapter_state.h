@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "abi_boundary.h"
+#include "../spirv_shell/device_records.h"
 #include "command_list.h"
 #include "devices.h"
 #include "event_pool.h"
@@ -51,10 +52,7 @@ struct Device {
   std::mutex staging_mutex;
   std::unique_ptr<Stream> default_stream;
   std::unique_ptr<DeviceKernels> kernels;
-  std::mutex mutex;  // guards streams and allocations
-  std::set<hal_stream_t> streams;
-  std::unordered_map<void*, uint64_t> allocations;
-  uint64_t allocated_bytes = 0;
+  hal_spirv_shell::DeviceRecords records;  // the streams created on it, its allocations
 
   ze_context_handle_t context() const { return driver->context.get(); }
 };
@@ -75,12 +73,11 @@ struct State {
     for (auto& d : devices) {
       // Nothing may still use a command list, memory or event that goes below.
       if (d->default_stream) d->default_stream->synchronize(&ignored);
-      for (hal_stream_t s : d->streams) {
+      for (hal_stream_t s : d->records.take_streams()) {
         s->stream.synchronize(&ignored);
         delete s;
       }
-      d->streams.clear();
-      for (auto& [ptr, size] : d->allocations) ze->zeMemFree(d->context(), ptr);
+      for (auto& [ptr, size] : d->records.take_allocations()) ze->zeMemFree(d->context(), ptr);
     }
     for (auto& [ptr, p] : pinned) ze->zeMemFree(p.context, ptr);
   }
@@ -90,6 +87,11 @@ struct State {
 // this library, so its static objects are destroyed before this library's: a destructor calling into it then
 // (the null driver showed it) corrupts the heap. The end of the process frees everything anyway.
 extern State* g_state;
+
+// Make and drop g_state, for the SPIR-V shell's counted initialize() and shutdown() (../spirv_shell/lifecycle.cpp):
+// the loader, the devices discovered, a context per driver and each device's default stream; then all of it.
+hal_status_t open_state();
+void close_state();
 
 hal_status_t fail(hal_status_t status, std::string message);
 

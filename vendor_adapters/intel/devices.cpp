@@ -9,6 +9,8 @@
 #include <string>
 
 #include "adapter_state.h"
+#include "device_properties.h"
+#include "../spirv_shell/device_properties.h"
 
 namespace hal_level_zero {
 namespace {
@@ -197,9 +199,6 @@ bool is_intel(const DeviceInfo& d) { return d.vendor_id == kIntelPciVendor; }
 
 namespace {
 
-std::mutex g_lifecycle_mutex;
-int g_initializations = 0;
-
 // Modules that may address allocations past the driver's single-allocation limit (4 GiB on many GPUs) must be
 // built for it; that costs some speed, so only devices whose memory exceeds the limit, and whose driver
 // allows such allocations, get it.
@@ -239,44 +238,27 @@ hal_status_t open_devices(State& state, Discovery discovery) {
 
 }  // namespace
 
-// ---- lifecycle ---------------------------------------------------------------------------------
+// ---- lifecycle (the shell's initialize and shutdown count the calls) -------------------------------
 
-hal_status_t initialize() {
-  std::lock_guard<std::mutex> lock(g_lifecycle_mutex);
-  if (g_state) {
-    ++g_initializations;
-    return HAL_STATUS_SUCCESS;
-  }
-  return guarded("initialize", [&]() -> hal_status_t {
-    std::string why;
-    const LevelZeroApi* api = level_zero_api(&why);
-    if (api == nullptr) return fail(HAL_STATUS_UNAVAILABLE, why);
-    Discovery discovery = discover_devices(*api);
-    if (discovery.devices.empty()) return fail(HAL_STATUS_UNAVAILABLE, discovery.why_none);
-    auto state = std::make_unique<State>();
-    state->ze = api;
-    if (hal_status_t st = open_devices(*state, std::move(discovery))) return st;
-    g_state = state.release();
-    g_initializations = 1;
-    return HAL_STATUS_SUCCESS;
-  });
+hal_status_t open_state() {
+  std::string why;
+  const LevelZeroApi* api = level_zero_api(&why);
+  // No loader is one more reason for no device: `why` says which library was tried and what to install.
+  Discovery discovery = api != nullptr ? discover_devices(*api) : Discovery{{}, why};
+  if (discovery.devices.empty()) return fail(HAL_STATUS_UNAVAILABLE, discovery.why_none);
+  auto state = std::make_unique<State>();
+  state->ze = api;
+  if (hal_status_t st = open_devices(*state, std::move(discovery))) return st;
+  g_state = state.release();
+  return HAL_STATUS_SUCCESS;
 }
 
-void shutdown() {
-  std::lock_guard<std::mutex> lock(g_lifecycle_mutex);
-  if (g_initializations == 0 || --g_initializations > 0) return;
+void close_state() {
   delete g_state;
   g_state = nullptr;
 }
 
-const char* get_last_error() { return hal_abi_boundary::thread_error().c_str(); }
-
 // ---- discovery ---------------------------------------------------------------------------------
-
-hal_status_t device_count(int32_t* count) {
-  *count = static_cast<int32_t>(g_state->devices.size());
-  return HAL_STATUS_SUCCESS;
-}
 
 hal_status_t get_device_properties(int32_t device, hal_device_properties_t* props) {
   const DeviceInfo& info = dev(device).info;
@@ -287,13 +269,8 @@ hal_status_t get_device_properties(int32_t device, hal_device_properties_t* prop
   std::snprintf(p.vendor, sizeof(p.vendor), "%s", is_intel(info) ? "intel" : "level_zero");
   // The PCI ids name the GPU's architecture (the IP-version query is newer than API 1.4).
   std::snprintf(p.arch_name, sizeof(p.arch_name), "pci %04x:%04x", info.vendor_id, info.device_id);
-  std::snprintf(p.pci_bus_id, sizeof(p.pci_bus_id), "%s", info.pci_bus_id.c_str());
-  std::snprintf(p.uuid, sizeof(p.uuid), "%s", info.uuid.c_str());
-  p.total_memory_bytes = info.memory_bytes;
-  p.compute_units = static_cast<int32_t>(info.eu_count);
-  p.max_threads_per_block = static_cast<int32_t>(info.max_group_size);
-  p.shared_memory_per_block_bytes = info.shared_local_memory_bytes;
-  p.clock_rate_khz = static_cast<int32_t>(info.clock_mhz * 1000);
+  hal_spirv_shell::set_common_properties(&p, {info.pci_bus_id, info.uuid, info.memory_bytes, info.eu_count,
+                                              info.max_group_size, info.shared_local_memory_bytes, info.clock_mhz});
   p.memory_clock_rate_khz = static_cast<int32_t>(info.memory_clock_mhz * 1000);
   p.memory_bus_width_bits = static_cast<int32_t>(info.memory_bus_width_bits);
   // Device memory: the host never dereferences it, even on an integrated GPU (only shared allocations would
@@ -304,20 +281,7 @@ hal_status_t get_device_properties(int32_t device, hal_device_properties_t* prop
   // at the maximum core clock. The matrix engines' (XMX) bf16 rate is not in the API: 0, unknown.
   p.peak_fp32_tflops = 2.0 * info.eu_count * info.eu_simd_width * info.clock_mhz * 1e6 / 1e12;
   p.memory_bandwidth_gbps = info.memory_bandwidth_gbps;
-  const uint32_t size = props->struct_size < sizeof(p) ? props->struct_size : static_cast<uint32_t>(sizeof(p));
-  std::memcpy(props, &p, size);
-  props->struct_size = size;
-  return HAL_STATUS_SUCCESS;
-}
-
-// Free device memory needs Sysman (zesMemoryGetState, enabled only by ZES_ENABLE_SYSMAN=1 before zeInit): what
-// is not allocated through this adapter counts as free.
-hal_status_t get_memory_info(int32_t device, uint64_t* free_bytes, uint64_t* total_bytes) {
-  Device& d = dev(device);
-  std::lock_guard<std::mutex> lock(d.mutex);
-  *total_bytes = d.info.memory_bytes;
-  *free_bytes = d.allocated_bytes < *total_bytes ? *total_bytes - d.allocated_bytes : 0;
-  return HAL_STATUS_SUCCESS;
+  return hal_adapter_support::answer_properties(p, props);
 }
 
 }  // namespace hal_level_zero

@@ -46,7 +46,8 @@ Discovery discover_devices(const LevelZeroApi& ze);
 // An Intel GPU (PCI vendor 0x8086), as opposed to another vendor's device behind a Level Zero driver.
 bool is_intel(const DeviceInfo& d);
 
-// Lifecycle and discovery, as the table exposes them.
+// The table's lifecycle and discovery entries: get_device_properties is defined here, the others by the SPIR-V
+// shell (../spirv_shell/lifecycle.cpp) in this namespace.
 HAL_ABI_DEVICE_ENTRIES;
 const char* get_last_error();
 

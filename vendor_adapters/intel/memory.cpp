@@ -101,29 +101,18 @@ hal_status_t malloc_device(int32_t device, uint64_t size, void** ptr) {
       std::string error;
       const hal_status_t st = failed("zeMemAllocDevice", r, &error);
       return fail(st, error + " for " + std::to_string(size) + " bytes on " + d.info.name + " (" +
-                          std::to_string(d.allocated_bytes) + " bytes allocated of " +
+                          std::to_string(d.records.allocated_bytes()) + " bytes allocated of " +
                           std::to_string(d.info.memory_bytes) + "; one allocation may have at most " +
                           std::to_string(d.info.max_alloc_bytes) + ")");
     }
-    std::lock_guard<std::mutex> lock(d.mutex);
-    d.allocations.emplace(p, size);
-    d.allocated_bytes += size;
+    d.records.add_allocation(p, size);  // given back by free_device (../spirv_shell/memory.cpp), or at shutdown
     *ptr = p;
     return HAL_STATUS_SUCCESS;
   });
 }
 
-hal_status_t free_device(int32_t device, void* ptr) {
+hal_status_t release_device_memory(int32_t device, void* ptr) {
   Device& d = dev(device);
-  {
-    std::lock_guard<std::mutex> lock(d.mutex);
-    auto it = d.allocations.find(ptr);
-    if (it == d.allocations.end()) {
-      return fail(HAL_STATUS_INVALID_ARGUMENT, "free_device: not an allocation of device " + std::to_string(device));
-    }
-    d.allocated_bytes -= it->second;
-    d.allocations.erase(it);
-  }
   // zeMemFree does not wait for the commands that use the memory: wait for every stream of the device first
   // (the core frees device memory rarely: empty_cache, or to retry an allocation).
   if (hal_status_t st = synchronize_all(d)) return st;

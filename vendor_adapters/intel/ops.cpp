@@ -22,9 +22,8 @@ uint32_t groups_for(size_t global, uint32_t group) { return static_cast<uint32_t
 }  // namespace
 
 ze_module_handle_t DeviceKernels::module_of(hal_spirv::Module which, std::string* error) {
-  Program& p = programs_[static_cast<int>(which)];
-  if (!p.tried) {
-    p.tried = true;
+  auto& p = programs_[static_cast<int>(which)];
+  if (p.first_use()) {
     const hal_spirv::SpirvModule bytes = hal_spirv::module_bytes(which);
     const std::string name = hal_spirv::module_name(which);
     if (bytes.size == 0) {
@@ -77,7 +76,7 @@ ze_kernel_handle_t DeviceKernels::kernel_of(const hal_spirv::Launch& launch, std
   return kernel;
 }
 
-hal_status_t DeviceKernels::append(Stream& stream, const hal_spirv::Launch& launch, std::string* error) {
+hal_status_t DeviceKernels::submit(Stream& stream, const hal_spirv::Launch& launch, std::string* error) {
   ze_kernel_handle_t kernel = kernel_of(launch, error);  // made by launch() already
   for (uint32_t i = 0; i < launch.args.size(); ++i) {
     const hal_spirv::KernelArg& a = launch.args[i];
@@ -117,39 +116,6 @@ hal_status_t DeviceKernels::append(Stream& stream, const hal_spirv::Launch& laun
         return ze_.zeCommandListAppendLaunchKernel(list, kernel, &count, nullptr, 0, nullptr);
       },
       error);
-}
-
-hal_status_t DeviceKernels::launch(Stream& stream, hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs,
-                                   const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
-                                   int32_t num_scalars, std::string* error) {
-  std::vector<hal_spirv::Launch> launches;
-  hal_status_t st = hal_spirv::plan(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, &launches);
-  if (st != HAL_STATUS_SUCCESS || launches.empty()) return st;
-  std::lock_guard<std::mutex> lock(mutex_);
-  // Every kernel of the plan made first: a module that fails to build leaves nothing appended, and the
-  // fallback runs the op (the adapter says why).
-  for (const hal_spirv::Launch& l : launches) {
-    if (kernel_of(l, error) == nullptr) return HAL_STATUS_NOT_SUPPORTED;
-  }
-  for (const hal_spirv::Launch& l : launches) {
-    // A later launch failing leaves the earlier ones appended: the op cannot go to the fallback then.
-    st = append(stream, l, error);
-    if (st != HAL_STATUS_SUCCESS) return &l == &launches[0] ? st : HAL_STATUS_DEVICE_ERROR;
-  }
-  return HAL_STATUS_SUCCESS;
-}
-
-// ---- native kernels ----------------------------------------------------------------------------
-
-hal_status_t launch_op(int32_t device, hal_op_t op, hal_stream_t stream, const hal_tensor_t* inputs,
-                       int32_t num_inputs, hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
-                       int32_t num_scalars) {
-  return guarded("launch_op", [&]() -> hal_status_t {
-    std::string error;
-    const hal_status_t st = dev(device).kernels->launch(stream_of(device, stream), op, inputs, num_inputs, outputs,
-                                                        num_outputs, scalars, num_scalars, &error);
-    return st == HAL_STATUS_SUCCESS || error.empty() ? st : fail(st, error);
-  });
 }
 
 }  // namespace hal_level_zero

@@ -1,8 +1,8 @@
 // The Level Zero adapter's native kernels: the shared SPIR-V modules (../spirv_kernels) built for one device
 // at their first launch (zeModuleCreate), and the launches that the shared plans (launch_plan.h) give for an
-// adapter op, set with zeKernelSetArgumentValue and appended to the stream's immediate command list. What no
-// plan takes is NOT_SUPPORTED, which sends the op to the core's counted fallback. The same plans drive the
-// OpenCL adapter (../opencl/ops.h): the kernels' argument conventions live in launch_plan.cpp once.
+// adapter op, set with zeKernelSetArgumentValue and appended to the stream's immediate command list. Running a
+// plan is the SPIR-V shell's (../spirv_shell/plan_launcher.h), as is launch_op (../spirv_shell/ops.cpp); the
+// same plans drive the OpenCL adapter: the kernels' argument conventions live in launch_plan.cpp once.
 #pragma once
 
 #include <map>
@@ -10,14 +10,16 @@
 #include <string>
 
 #include "launch_plan.h"
+#include "../spirv_shell/plan_launcher.h"
 #include "level_zero_api.h"
 #include "handles.h"
 #include "command_list.h"
+#include "abi_entries.h"
 #include "torch_hal/adapter.h"
 
 namespace hal_level_zero {
 
-class DeviceKernels {
+class DeviceKernels : public hal_spirv_shell::PlanLauncher<DeviceKernels, Stream&> {
  public:
   // `build_flags` go to every module's build (zeModuleCreate's pBuildFlags).
   DeviceKernels(const LevelZeroApi& ze, ze_context_handle_t context, ze_device_handle_t device,
@@ -26,38 +28,26 @@ class DeviceKernels {
   DeviceKernels(const DeviceKernels&) = delete;
   DeviceKernels& operator=(const DeviceKernels&) = delete;
 
-  // Appends the op to `stream`; NOT_SUPPORTED, with nothing appended, for what it does not take. On failure,
-  // *error says why.
-  hal_status_t launch(Stream& stream, hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs,
-                      const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
-                      int32_t num_scalars, std::string* error);
-
  private:
-  struct Program {
-    bool tried = false;
-    std::string error;  // the build's failure (with its log), kept and repeated
-    Module module;
-  };
+  friend class hal_spirv_shell::PlanLauncher<DeviceKernels, Stream&>;  // launch() runs a plan over these
 
   // The module, built at its first use; nullptr with *error set where it failed.
   ze_module_handle_t module_of(hal_spirv::Module module, std::string* error);
   // The kernel, created at its first use.
   ze_kernel_handle_t kernel_of(const hal_spirv::Launch& launch, std::string* error);
-  hal_status_t append(Stream& stream, const hal_spirv::Launch& launch, std::string* error);
+  // The kernel's arguments and group size set, and the launch appended to the stream's command list.
+  hal_status_t submit(Stream& stream, const hal_spirv::Launch& launch, std::string* error);
+  void submitted(Stream&) {}  // an immediate command list starts its commands as they are appended
 
   const LevelZeroApi& ze_;
   ze_context_handle_t context_;
   ze_device_handle_t device_;
   std::string build_flags_;
-  std::mutex mutex_;  // a kernel object's arguments and group size are set and appended under it
-  Program programs_[hal_spirv::kModuleCount];
+  hal_spirv_shell::ModuleSlot<Module> programs_[hal_spirv::kModuleCount];
   std::map<std::string, Kernel> kernels_;  // declared after the modules: destroyed before them
 };
 
-// The table's launch_op: the device's kernels on the stream's command list. (op_supported is the shared plans'
-// hal_spirv::op_supported.)
-hal_status_t launch_op(int32_t device, hal_op_t op, hal_stream_t stream, const hal_tensor_t* inputs,
-                       int32_t num_inputs, hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
-                       int32_t num_scalars);
+// launch_op is the SPIR-V shell's (../spirv_shell/ops.cpp); op_supported, the shared plans'.
+HAL_ABI_ENTRY(launch_op);
 
 }  // namespace hal_level_zero

@@ -28,22 +28,13 @@ hal_status_t stream_create(int32_t device, int32_t priority, hal_stream_t* strea
     if (hal_status_t st = s->stream.open(d.context(), d.info.device, d.info.compute_ordinal, priority, &error)) {
       return fail(st, error);
     }
-    std::lock_guard<std::mutex> lock(d.mutex);
-    d.streams.insert(s.get());
+    d.records.add_stream(s.get());  // until stream_destroy (../spirv_shell/streams.cpp) or shutdown
     *stream = s.release();
     return HAL_STATUS_SUCCESS;
   });
 }
 
-hal_status_t stream_destroy(int32_t device, hal_stream_t stream) {
-  if (stream == nullptr) {
-    return fail(HAL_STATUS_INVALID_ARGUMENT, "stream_destroy: the default stream cannot be destroyed");
-  }
-  Device& d = dev(device);
-  {
-    std::lock_guard<std::mutex> lock(d.mutex);
-    d.streams.erase(stream);
-  }
+hal_status_t release_stream(hal_stream_t stream) {
   // A command list must not be destroyed while the device still runs its commands.
   std::string error;
   const hal_status_t st = stream->stream.synchronize(&error);

@@ -29,10 +29,7 @@ cl_command_queue new_queue(const OpenClApi& api, const Device& d, cl_int* error)
 
 hal_status_t finish_all(Device& d) {
   std::vector<cl_command_queue> queues{d.default_queue};
-  {
-    std::lock_guard<std::mutex> lock(d.mutex);
-    for (hal_stream_t s : d.streams) queues.push_back(s->queue);
-  }
+  for (hal_stream_t s : d.records.streams()) queues.push_back(s->queue);
   for (cl_command_queue q : queues) {
     if (cl_int e = cl().Finish(q); e != CL_SUCCESS) return cl_fail("clFinish", e);
   }

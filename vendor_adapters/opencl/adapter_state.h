@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "abi_boundary.h"
+#include "../spirv_shell/device_records.h"
 #include "devices.h"
 #include "ops.h"
 #include "opencl_api.h"
@@ -38,10 +39,7 @@ struct Device {
   cl_context context = nullptr;
   cl_command_queue default_queue = nullptr;
   std::unique_ptr<DeviceKernels> kernels;
-  std::mutex mutex;  // guards streams and allocations
-  std::set<hal_stream_t> streams;
-  std::unordered_map<void*, uint64_t> allocations;
-  uint64_t allocated_bytes = 0;
+  hal_spirv_shell::DeviceRecords records;  // the streams made on it, its allocations
 };
 
 struct State {
@@ -52,11 +50,11 @@ struct State {
 
   ~State() {
     for (auto& d : devices) {
-      for (hal_stream_t s : d->streams) {
+      for (hal_stream_t s : d->records.take_streams()) {
         cl->ReleaseCommandQueue(s->queue);
         delete s;
       }
-      for (auto& [ptr, size] : d->allocations) cl->SVMFree(d->context, ptr);
+      for (auto& [ptr, size] : d->records.take_allocations()) cl->SVMFree(d->context, ptr);
       d->kernels.reset();  // its program and kernels belong to the context
       if (d->default_queue) cl->ReleaseCommandQueue(d->default_queue);
       if (d->context) cl->ReleaseContext(d->context);
@@ -67,6 +65,10 @@ struct State {
 
 // Between the first initialize() and the last shutdown() (adapter_state.cpp).
 extern std::unique_ptr<State> g_state;
+// Made by open_state() (the runtime, the devices chosen, each one's context and default queue), dropped by
+// close_state(): the SPIR-V shell's initialize() and shutdown() call them (../spirv_shell/lifecycle.cpp).
+hal_status_t open_state();
+void close_state();
 
 hal_status_t fail(hal_status_t status, std::string message);
 hal_status_t cl_fail(const char* what, cl_int code);
@@ -79,7 +81,8 @@ hal_status_t guarded(const char* what, F&& body) noexcept {
 
 inline const OpenClApi& cl() { return *g_state->cl; }
 inline Device& dev(int32_t device) { return *g_state->devices[device]; }
-inline cl_command_queue queue_of(int32_t device, hal_stream_t stream) {
+// The queue of a hal stream (the device's default queue for NULL): what its commands are queued on.
+inline cl_command_queue stream_of(int32_t device, hal_stream_t stream) {
   return stream != nullptr ? stream->queue : dev(device).default_queue;
 }
 

@@ -11,6 +11,8 @@
 #include <string>
 
 #include "adapter_state.h"
+#include "device_properties.h"
+#include "../spirv_shell/device_properties.h"
 #include "library_file_check.h"
 
 namespace hal_opencl {
@@ -90,7 +92,7 @@ DeviceInfo read_device(const OpenClApi& cl, cl_platform_id platform, cl_device_i
   d.vendor = text_info(cl, id, CL_DEVICE_VENDOR);
   d.platform_name = platform_text(cl, platform, CL_PLATFORM_NAME);
   d.version = text_info(cl, id, CL_DEVICE_VERSION);
-  d.global_memory_bytes = value_info<cl_ulong>(cl, id, CL_DEVICE_GLOBAL_MEM_SIZE);
+  d.memory_bytes = value_info<cl_ulong>(cl, id, CL_DEVICE_GLOBAL_MEM_SIZE);
   d.local_memory_bytes = value_info<cl_ulong>(cl, id, CL_DEVICE_LOCAL_MEM_SIZE);
   d.compute_units = value_info<cl_uint>(cl, id, CL_DEVICE_MAX_COMPUTE_UNITS);
   d.max_work_group_size = static_cast<uint32_t>(value_info<size_t>(cl, id, CL_DEVICE_MAX_WORK_GROUP_SIZE));
@@ -175,10 +177,11 @@ Discovery discover_devices(const OpenClApi& cl) {
 
 namespace {
 
-std::mutex g_lifecycle_mutex;
-int g_initializations = 0;
-
-hal_status_t open_devices(State& state, Discovery discovery) {
+// The state of the devices discovered, kept in g_state where every device opened (released by ~State otherwise).
+hal_status_t open_devices(const OpenClApi& api, Discovery discovery) {
+  auto opened = std::make_unique<State>();
+  State& state = *opened;
+  state.cl = &api;
   for (DeviceInfo& info : discovery.devices) {
     auto d = std::make_unique<Device>();
     d->info = std::move(info);
@@ -193,51 +196,29 @@ hal_status_t open_devices(State& state, Discovery discovery) {
     }
     added.kernels = std::make_unique<DeviceKernels>(*state.cl, added.context, added.info.id);
   }
+  g_state = std::move(opened);
   return HAL_STATUS_SUCCESS;
 }
 
 }  // namespace
 
-// ---- lifecycle ---------------------------------------------------------------------------------
+// ---- lifecycle (the shell's initialize and shutdown count the calls) -------------------------------
 
-hal_status_t initialize() {
-  std::lock_guard<std::mutex> lock(g_lifecycle_mutex);
-  if (g_state) {
-    ++g_initializations;
-    return HAL_STATUS_SUCCESS;
+hal_status_t open_state() {
+  std::string why;
+  const OpenClApi* api = opencl_api(&why);
+  if (api == nullptr) return fail(HAL_STATUS_UNAVAILABLE, why);
+  Discovery discovery = discover_devices(*api);
+  if (!discovery.config_error.empty()) return fail(HAL_STATUS_INVALID_ARGUMENT, discovery.config_error);
+  if (discovery.devices.empty()) {
+    return fail(HAL_STATUS_UNAVAILABLE, "no OpenCL device to serve: " + discovery.skipped);
   }
-  return guarded("initialize", [&]() -> hal_status_t {
-    std::string why;
-    const OpenClApi* api = opencl_api(&why);
-    if (api == nullptr) return fail(HAL_STATUS_UNAVAILABLE, why);
-    Discovery discovery = discover_devices(*api);
-    if (!discovery.config_error.empty()) return fail(HAL_STATUS_INVALID_ARGUMENT, discovery.config_error);
-    if (discovery.devices.empty()) {
-      return fail(HAL_STATUS_UNAVAILABLE, "no OpenCL device to serve: " + discovery.skipped);
-    }
-    auto state = std::make_unique<State>();
-    state->cl = api;
-    if (hal_status_t st = open_devices(*state, std::move(discovery))) return st;
-    g_state = std::move(state);
-    g_initializations = 1;
-    return HAL_STATUS_SUCCESS;
-  });
+  return open_devices(*api, std::move(discovery));
 }
 
-void shutdown() {
-  std::lock_guard<std::mutex> lock(g_lifecycle_mutex);
-  if (g_initializations == 0 || --g_initializations > 0) return;
-  g_state.reset();
-}
-
-const char* get_last_error() { return hal_abi_boundary::thread_error().c_str(); }
+void close_state() { g_state.reset(); }
 
 // ---- discovery ---------------------------------------------------------------------------------
-
-hal_status_t device_count(int32_t* count) {
-  *count = static_cast<int32_t>(g_state->devices.size());
-  return HAL_STATUS_SUCCESS;
-}
 
 hal_status_t get_device_properties(int32_t device, hal_device_properties_t* props) {
   const DeviceInfo& info = dev(device).info;
@@ -250,29 +231,12 @@ hal_status_t get_device_properties(int32_t device, hal_device_properties_t* prop
                      : (info.type & CL_DEVICE_TYPE_GPU) ? "gpu"
                                                         : "accelerator";
   std::snprintf(p.arch_name, sizeof(p.arch_name), "opencl-%s", kind);
-  std::snprintf(p.pci_bus_id, sizeof(p.pci_bus_id), "%s", info.pci_bus_id.c_str());
-  std::snprintf(p.uuid, sizeof(p.uuid), "%s", info.uuid.c_str());
-  p.total_memory_bytes = info.global_memory_bytes;
-  p.compute_units = static_cast<int32_t>(info.compute_units);
-  p.max_threads_per_block = static_cast<int32_t>(info.max_work_group_size);
-  p.shared_memory_per_block_bytes = info.local_memory_bytes;
-  p.clock_rate_khz = static_cast<int32_t>(info.clock_mhz * 1000);
+  hal_spirv_shell::set_common_properties(&p, {info.pci_bus_id, info.uuid, info.memory_bytes, info.compute_units,
+                                              info.max_work_group_size, info.local_memory_bytes, info.clock_mhz});
   // Coarse-grained SVM: the host may touch it only between map and unmap, so the core copies, never
   // dereferences.
   p.flags = (info.fp16 ? HAL_DEVICE_FLAG_FP16 : 0u) | (info.fp64 ? HAL_DEVICE_FLAG_FP64 : 0u);
-  const uint32_t size = props->struct_size < sizeof(p) ? props->struct_size : static_cast<uint32_t>(sizeof(p));
-  std::memcpy(props, &p, size);
-  props->struct_size = size;
-  return HAL_STATUS_SUCCESS;
-}
-
-// OpenCL has no query of free memory: what is not allocated through this adapter counts as free.
-hal_status_t get_memory_info(int32_t device, uint64_t* free_bytes, uint64_t* total_bytes) {
-  Device& d = dev(device);
-  std::lock_guard<std::mutex> lock(d.mutex);
-  *total_bytes = d.info.global_memory_bytes;
-  *free_bytes = d.allocated_bytes < *total_bytes ? *total_bytes - d.allocated_bytes : 0;
-  return HAL_STATUS_SUCCESS;
+  return hal_adapter_support::answer_properties(p, props);
 }
 
 }  // namespace hal_opencl

@@ -25,7 +25,7 @@ struct DeviceInfo {
   cl_device_id id = nullptr;
   cl_bitfield type = 0;
   std::string name, vendor, platform_name, version;
-  uint64_t global_memory_bytes = 0, local_memory_bytes = 0;
+  uint64_t memory_bytes = 0, local_memory_bytes = 0;
   uint32_t compute_units = 0, max_work_group_size = 0, clock_mhz = 0;
   bool fp16 = false, fp64 = false;
   std::string pci_bus_id, uuid;  // empty where the device does not say
@@ -39,7 +39,7 @@ struct Discovery {
 
 Discovery discover_devices(const OpenClApi& cl);
 
-// Lifecycle and discovery, as the table exposes them.
+// Lifecycle and discovery, as the table exposes them (all but get_device_properties: ../spirv_shell/lifecycle.cpp).
 HAL_ABI_DEVICE_ENTRIES;
 const char* get_last_error();
 

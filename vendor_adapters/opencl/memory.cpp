@@ -29,31 +29,20 @@ hal_status_t malloc_device(int32_t device, uint64_t size, void** ptr) {
   return guarded("malloc_device", [&]() -> hal_status_t {
     Device& d = dev(device);
     void* p = size > 0 ? cl().SVMAlloc(d.context, CL_MEM_READ_WRITE, size, 0) : nullptr;
-    if (p == nullptr) {
-      return fail(HAL_STATUS_OUT_OF_DEVICE_MEMORY, "clSVMAlloc of " + std::to_string(size) + " bytes on " +
-                                                       d.info.name + " failed (" + std::to_string(d.allocated_bytes) +
-                                                       " bytes allocated of " +
-                                                       std::to_string(d.info.global_memory_bytes) + ")");
+    if (p != nullptr) {
+      d.records.add_allocation(p, size);  // given back by free_device (../spirv_shell/memory.cpp), or at shutdown
+      *ptr = p;
+      return HAL_STATUS_SUCCESS;
     }
-    std::lock_guard<std::mutex> lock(d.mutex);
-    d.allocations.emplace(p, size);
-    d.allocated_bytes += size;
-    *ptr = p;
-    return HAL_STATUS_SUCCESS;
+    // Zero bytes included: clSVMAlloc has no allocation of size 0 to give.
+    return fail(HAL_STATUS_OUT_OF_DEVICE_MEMORY, "clSVMAlloc of " + std::to_string(size) + " bytes on " + d.info.name +
+                                                     " failed (" + std::to_string(d.records.allocated_bytes()) +
+                                                     " bytes allocated of " + std::to_string(d.info.memory_bytes) + ")");
   });
 }
 
-hal_status_t free_device(int32_t device, void* ptr) {
+hal_status_t release_device_memory(int32_t device, void* ptr) {
   Device& d = dev(device);
-  {
-    std::lock_guard<std::mutex> lock(d.mutex);
-    auto it = d.allocations.find(ptr);
-    if (it == d.allocations.end()) {
-      return fail(HAL_STATUS_INVALID_ARGUMENT, "free_device: not an allocation of device " + std::to_string(device));
-    }
-    d.allocated_bytes -= it->second;
-    d.allocations.erase(it);
-  }
   // clSVMFree does not wait for the commands that use the memory: wait for every queue of the device first
   // (the core frees device memory rarely: empty_cache, or to retry an allocation).
   if (hal_status_t st = finish_all(d)) return st;
@@ -89,7 +78,7 @@ hal_status_t free_host(void* ptr) {
 hal_status_t memset_async(int32_t device, void* ptr, int32_t value, uint64_t size, hal_stream_t stream) {
   if (size == 0) return HAL_STATUS_SUCCESS;
   const unsigned char pattern = static_cast<unsigned char>(value);  // copied by the call
-  cl_command_queue q = queue_of(device, stream);
+  cl_command_queue q = stream_of(device, stream);
   return submitted("clEnqueueSVMMemFill", cl().EnqueueSVMMemFill(q, ptr, &pattern, 1, size, 0, nullptr, nullptr), q);
 }
 
@@ -102,7 +91,7 @@ hal_status_t memcpy_async(int32_t device, void* dst, const void* src, uint64_t s
   // Pageable host memory may be reused as soon as the call returns, so such a copy completes before it does.
   const bool blocking = (kind == HAL_COPY_HOST_TO_DEVICE && !is_pinned(src, size)) ||
                         (kind == HAL_COPY_DEVICE_TO_HOST && !is_pinned(dst, size));
-  cl_command_queue q = queue_of(device, stream);
+  cl_command_queue q = stream_of(device, stream);
   const cl_int code = cl().EnqueueSVMMemcpy(q, blocking ? 1 : 0, dst, src, size, 0, nullptr, nullptr);
   return submitted("clEnqueueSVMMemcpy", code, q);
 }

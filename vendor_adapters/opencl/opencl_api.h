@@ -25,44 +25,30 @@ using cl_kernel = struct _cl_kernel*;
 using cl_queue_properties = cl_ulong;
 using cl_context_properties = intptr_t;
 
-constexpr cl_int CL_SUCCESS = 0;
-constexpr cl_int CL_DEVICE_NOT_FOUND = -1;
-constexpr cl_int CL_MEM_OBJECT_ALLOCATION_FAILURE = -4;
-constexpr cl_int CL_OUT_OF_RESOURCES = -5;
-constexpr cl_int CL_OUT_OF_HOST_MEMORY = -6;
-constexpr cl_int CL_PLATFORM_NOT_FOUND_KHR = -1001;
+// The values of OpenCL's headers (CL/cl.h, cl_ext.h) that the adapter uses, by what they go to.
+// Status codes:
+constexpr cl_int CL_SUCCESS = 0, CL_DEVICE_NOT_FOUND = -1, CL_MEM_OBJECT_ALLOCATION_FAILURE = -4,
+                 CL_OUT_OF_RESOURCES = -5, CL_OUT_OF_HOST_MEMORY = -6, CL_PLATFORM_NOT_FOUND_KHR = -1001;
+// An event's execution status:
 constexpr cl_int CL_COMPLETE = 0;
-
-constexpr cl_bitfield CL_DEVICE_TYPE_CPU = 1 << 1;
-constexpr cl_bitfield CL_DEVICE_TYPE_GPU = 1 << 2;
-constexpr cl_bitfield CL_DEVICE_TYPE_ACCELERATOR = 1 << 3;
-constexpr cl_bitfield CL_DEVICE_TYPE_ALL = 0xFFFFFFFF;
-
-constexpr cl_uint CL_PLATFORM_NAME = 0x0902;
-constexpr cl_uint CL_PLATFORM_VENDOR = 0x0903;
-constexpr cl_uint CL_DEVICE_TYPE = 0x1000;
-constexpr cl_uint CL_DEVICE_MAX_COMPUTE_UNITS = 0x1002;
-constexpr cl_uint CL_DEVICE_MAX_WORK_GROUP_SIZE = 0x1004;
-constexpr cl_uint CL_DEVICE_MAX_CLOCK_FREQUENCY = 0x100C;  // MHz
-constexpr cl_uint CL_DEVICE_GLOBAL_MEM_SIZE = 0x101F;
-constexpr cl_uint CL_DEVICE_LOCAL_MEM_SIZE = 0x1023;
-constexpr cl_uint CL_DEVICE_NAME = 0x102B;
-constexpr cl_uint CL_DEVICE_VENDOR = 0x102C;
-constexpr cl_uint CL_DEVICE_VERSION = 0x102F;
-constexpr cl_uint CL_DEVICE_EXTENSIONS = 0x1030;
-constexpr cl_uint CL_DEVICE_DOUBLE_FP_CONFIG = 0x1032;
-constexpr cl_uint CL_DEVICE_SVM_CAPABILITIES = 0x1053;
-constexpr cl_uint CL_DEVICE_IL_VERSION = 0x105B;
-constexpr cl_uint CL_DEVICE_UUID_KHR = 0x106A;
-constexpr cl_uint CL_DEVICE_PCI_BUS_INFO_KHR = 0x410F;
-
-constexpr cl_bitfield CL_DEVICE_SVM_COARSE_GRAIN_BUFFER = 1 << 0;
-constexpr cl_bitfield CL_MEM_READ_WRITE = 1 << 0;
-constexpr cl_bitfield CL_QUEUE_PROFILING_ENABLE = 1 << 1;
-constexpr cl_uint CL_QUEUE_PROPERTIES = 0x1093;
-constexpr cl_uint CL_EVENT_COMMAND_EXECUTION_STATUS = 0x11D3;
-constexpr cl_uint CL_PROFILING_COMMAND_END = 0x1283;
-constexpr cl_uint CL_PROGRAM_BUILD_LOG = 0x1183;
+// Device types, a bit each:
+constexpr cl_bitfield CL_DEVICE_TYPE_CPU = 1 << 1, CL_DEVICE_TYPE_GPU = 1 << 2, CL_DEVICE_TYPE_ACCELERATOR = 1 << 3,
+                      CL_DEVICE_TYPE_ALL = 0xFFFFFFFF;
+// clGetPlatformInfo's questions:
+constexpr cl_uint CL_PLATFORM_NAME = 0x0902, CL_PLATFORM_VENDOR = 0x0903;
+// clGetDeviceInfo's questions:
+constexpr cl_uint CL_DEVICE_TYPE = 0x1000, CL_DEVICE_MAX_COMPUTE_UNITS = 0x1002, CL_DEVICE_MAX_WORK_GROUP_SIZE = 0x1004,
+                  CL_DEVICE_MAX_CLOCK_FREQUENCY = 0x100C /* MHz */, CL_DEVICE_GLOBAL_MEM_SIZE = 0x101F,
+                  CL_DEVICE_LOCAL_MEM_SIZE = 0x1023, CL_DEVICE_NAME = 0x102B, CL_DEVICE_VENDOR = 0x102C,
+                  CL_DEVICE_VERSION = 0x102F, CL_DEVICE_EXTENSIONS = 0x1030, CL_DEVICE_DOUBLE_FP_CONFIG = 0x1032,
+                  CL_DEVICE_SVM_CAPABILITIES = 0x1053, CL_DEVICE_IL_VERSION = 0x105B, CL_DEVICE_UUID_KHR = 0x106A,
+                  CL_DEVICE_PCI_BUS_INFO_KHR = 0x410F;
+// Capability and flag bits:
+constexpr cl_bitfield CL_DEVICE_SVM_COARSE_GRAIN_BUFFER = 1 << 0, CL_MEM_READ_WRITE = 1 << 0,
+                      CL_QUEUE_PROFILING_ENABLE = 1 << 1;
+// Questions of queues, events and programs:
+constexpr cl_uint CL_QUEUE_PROPERTIES = 0x1093, CL_EVENT_COMMAND_EXECUTION_STATUS = 0x11D3,
+                  CL_PROFILING_COMMAND_END = 0x1283, CL_PROGRAM_BUILD_LOG = 0x1183;
 
 // cl_khr_pci_bus_info's answer.
 struct ClPciBusInfo {

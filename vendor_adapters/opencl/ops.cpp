@@ -11,35 +11,34 @@ DeviceKernels::DeviceKernels(const OpenClApi& cl, cl_context context, cl_device_
 
 DeviceKernels::~DeviceKernels() {
   for (auto& named : kernels_) cl_.ReleaseKernel(named.second);
-  for (Program& p : programs_) {
-    if (p.program != nullptr) cl_.ReleaseProgram(p.program);
+  for (auto& p : programs_) {
+    if (p.module != nullptr) cl_.ReleaseProgram(p.module);
   }
 }
 
 cl_program DeviceKernels::program_of(hal_spirv::Module module, std::string* error) {
-  Program& p = programs_[static_cast<int>(module)];
-  if (!p.tried) {
-    p.tried = true;
+  auto& p = programs_[static_cast<int>(module)];
+  if (p.first_use()) {
     const hal_spirv::SpirvModule bytes = hal_spirv::module_bytes(module);
     const std::string name = hal_spirv::module_name(module);
     cl_int status = CL_SUCCESS;
     if (bytes.size == 0) {
       p.error = hal_spirv::spirv_missing_reason();
-    } else if ((p.program = cl_.CreateProgramWithIL(context_, bytes.bytes, bytes.size, &status)), status != CL_SUCCESS) {
-      p.program = nullptr;
+    } else if ((p.module = cl_.CreateProgramWithIL(context_, bytes.bytes, bytes.size, &status)), status != CL_SUCCESS) {
+      p.module = nullptr;
       p.error = "clCreateProgramWithIL of the " + name + " module failed: " + cl_error_name(status);
-    } else if ((status = cl_.BuildProgram(p.program, 1, &device_, "", nullptr, nullptr)) != CL_SUCCESS) {
+    } else if ((status = cl_.BuildProgram(p.module, 1, &device_, "", nullptr, nullptr)) != CL_SUCCESS) {
       std::string log(4096, '\0');
       size_t size = 0;
-      cl_.GetProgramBuildInfo(p.program, device_, CL_PROGRAM_BUILD_LOG, log.size(), log.data(), &size);
+      cl_.GetProgramBuildInfo(p.module, device_, CL_PROGRAM_BUILD_LOG, log.size(), log.data(), &size);
       log.resize(size > 0 ? size - 1 : 0);
       p.error = "clBuildProgram of the " + name + " module failed: " + cl_error_name(status) + ": " + log;
-      cl_.ReleaseProgram(p.program);
-      p.program = nullptr;
+      cl_.ReleaseProgram(p.module);
+      p.module = nullptr;
     }
   }
   *error = p.error;
-  return p.program;
+  return p.module;
 }
 
 cl_kernel DeviceKernels::kernel_of(const hal_spirv::Launch& launch, std::string* error) {
@@ -57,7 +56,7 @@ cl_kernel DeviceKernels::kernel_of(const hal_spirv::Launch& launch, std::string*
   return kernel;
 }
 
-hal_status_t DeviceKernels::enqueue(cl_command_queue queue, const hal_spirv::Launch& launch, std::string* error) {
+hal_status_t DeviceKernels::submit(cl_command_queue queue, const hal_spirv::Launch& launch, std::string* error) {
   cl_kernel kernel = kernel_of(launch, error);  // made by launch() already
   cl_int status = CL_SUCCESS;
   for (cl_uint i = 0; i < launch.args.size() && status == CL_SUCCESS; ++i) {
@@ -77,41 +76,6 @@ hal_status_t DeviceKernels::enqueue(cl_command_queue queue, const hal_spirv::Lau
     return status == CL_OUT_OF_RESOURCES ? HAL_STATUS_OUT_OF_DEVICE_MEMORY : HAL_STATUS_DEVICE_ERROR;
   }
   return HAL_STATUS_SUCCESS;
-}
-
-hal_status_t DeviceKernels::launch(cl_command_queue queue, hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs,
-                                   const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
-                                   int32_t num_scalars, std::string* error) {
-  std::vector<hal_spirv::Launch> launches;
-  hal_status_t st =
-      hal_spirv::plan(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, &launches);
-  if (st != HAL_STATUS_SUCCESS || launches.empty()) return st;
-  std::lock_guard<std::mutex> lock(mutex_);
-  // Every kernel of the plan made first: a module that fails to build leaves nothing queued, and the fallback
-  // runs the op (the adapter says why once).
-  for (const hal_spirv::Launch& l : launches) {
-    if (kernel_of(l, error) == nullptr) return HAL_STATUS_NOT_SUPPORTED;
-  }
-  for (const hal_spirv::Launch& l : launches) {
-    // A later launch failing leaves the earlier ones queued: the op cannot go to the fallback then.
-    st = enqueue(queue, l, error);
-    if (st != HAL_STATUS_SUCCESS) return &l == &launches[0] ? st : HAL_STATUS_DEVICE_ERROR;
-  }
-  cl_.Flush(queue);
-  return HAL_STATUS_SUCCESS;
-}
-
-// ---- native kernels ----------------------------------------------------------------------------
-
-hal_status_t launch_op(int32_t device, hal_op_t op, hal_stream_t stream, const hal_tensor_t* inputs,
-                       int32_t num_inputs, hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
-                       int32_t num_scalars) {
-  return guarded("launch_op", [&]() -> hal_status_t {
-    std::string error;
-    const hal_status_t st = dev(device).kernels->launch(queue_of(device, stream), op, inputs, num_inputs, outputs,
-                                                        num_outputs, scalars, num_scalars, &error);
-    return st == HAL_STATUS_SUCCESS || error.empty() ? st : fail(st, error);
-  });
 }
 
 }  // namespace hal_opencl

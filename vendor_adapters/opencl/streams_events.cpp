@@ -28,34 +28,25 @@ hal_status_t stream_create(int32_t device, int32_t /*priority*/, hal_stream_t* s
     cl_command_queue q = new_queue(cl(), d, &error);
     if (error != CL_SUCCESS) return cl_fail("clCreateCommandQueueWithProperties", error);
     auto* s = new hal_stream_impl{device, q};
-    std::lock_guard<std::mutex> lock(d.mutex);
-    d.streams.insert(s);
+    d.records.add_stream(s);  // until stream_destroy (../spirv_shell/streams.cpp) or shutdown
     *stream = s;
     return HAL_STATUS_SUCCESS;
   });
 }
 
-hal_status_t stream_destroy(int32_t device, hal_stream_t stream) {
-  if (stream == nullptr) {
-    return fail(HAL_STATUS_INVALID_ARGUMENT, "stream_destroy: the default stream cannot be destroyed");
-  }
-  Device& d = dev(device);
-  {
-    std::lock_guard<std::mutex> lock(d.mutex);
-    d.streams.erase(stream);
-  }
+hal_status_t release_stream(hal_stream_t stream) {
   cl().ReleaseCommandQueue(stream->queue);  // its commands still complete (OpenCL keeps the queue until then)
   delete stream;
   return HAL_STATUS_SUCCESS;
 }
 
 hal_status_t stream_synchronize(int32_t device, hal_stream_t stream) {
-  if (cl_int e = cl().Finish(queue_of(device, stream)); e != CL_SUCCESS) return cl_fail("clFinish", e);
+  if (cl_int e = cl().Finish(stream_of(device, stream)); e != CL_SUCCESS) return cl_fail("clFinish", e);
   return HAL_STATUS_SUCCESS;
 }
 
 hal_status_t stream_query(int32_t device, hal_stream_t stream) {
-  cl_command_queue q = queue_of(device, stream);
+  cl_command_queue q = stream_of(device, stream);
   cl_event marker = nullptr;
   if (cl_int e = cl().EnqueueMarkerWithWaitList(q, 0, nullptr, &marker); e != CL_SUCCESS) {
     return cl_fail("clEnqueueMarkerWithWaitList", e);
@@ -73,7 +64,7 @@ hal_status_t stream_wait_event(int32_t device, hal_stream_t stream, hal_event_t 
     if (cl_int e = cl().WaitForEvents(1, &event->marker); e != CL_SUCCESS) return cl_fail("clWaitForEvents", e);
     return HAL_STATUS_SUCCESS;
   }
-  cl_command_queue q = queue_of(device, stream);
+  cl_command_queue q = stream_of(device, stream);
   return submitted("clEnqueueBarrierWithWaitList", cl().EnqueueBarrierWithWaitList(q, 1, &event->marker, nullptr), q);
 }
 
@@ -91,7 +82,7 @@ hal_status_t event_destroy(int32_t /*device*/, hal_event_t event) {
 }
 
 hal_status_t event_record(int32_t device, hal_event_t event, hal_stream_t stream) {
-  cl_command_queue q = queue_of(device, stream);
+  cl_command_queue q = stream_of(device, stream);
   cl_event marker = nullptr;
   const cl_int code = cl().EnqueueMarkerWithWaitList(q, 0, nullptr, &marker);
   if (hal_status_t st = submitted("clEnqueueMarkerWithWaitList", code, q)) {
