@@ -134,11 +134,7 @@ def main():
             run = None
             run = Run(device, arguments[0], arguments[1], args.scale, args.batch_seconds)
             return json.dumps({"compile_s": run.compile_s})
-        if request in ("time_step", "time_forward"):
-            return repr(run.timed(request[len("time_"):]))
-        if request == "strict":
-            return json.dumps(run.strict())
-        raise ValueError(f"unknown request {line!r}")
+        return lockstep.answer_run_request(run, request)
 
     lockstep.serve(answer)
 

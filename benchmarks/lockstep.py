@@ -11,6 +11,7 @@ The protocol is one line each way: the parent writes a request, the worker answe
 first builds and warms up what it needs and says "ready". Only the standard library is used here, so a
 worker that must not load torch_hal can import this module.
 """
+import json
 import os
 import statistics
 import subprocess
@@ -51,6 +52,17 @@ def serve(answer: Callable[[str], str]):
     print("ready", flush=True)
     for line in sys.stdin:
         print(answer(line.rstrip("\n")), flush=True)
+
+
+def answer_run_request(run, request: str) -> str:
+    """The requests that every worker timing a built run answers alike: ``time_step`` and ``time_forward`` (seconds
+    per call of one timed batch, ``run.timed("step" | "forward")``) and ``strict`` (whether a step runs with no CPU
+    fallback, ``run.strict()``). ValueError for any other request."""
+    if request in ("time_step", "time_forward"):
+        return repr(run.timed(request[len("time_"):]))
+    if request == "strict":
+        return json.dumps(run.strict())
+    raise ValueError(f"unknown request {request!r}")
 
 
 def alternating_rounds(sides: List[Callable[[], float]], repeats: int) -> List[List[float]]:

@@ -165,11 +165,7 @@ def main():
             return json.dumps({"built": argument})
         if request == "train":
             return json.dumps(run.train(int(argument)))
-        if request in ("time_step", "time_forward"):
-            return repr(run.timed(request[len("time_"):]))
-        if request == "strict":
-            return json.dumps(run.strict())
-        raise ValueError(f"unknown request {line!r}")
+        return lockstep.answer_run_request(run, request)
 
     lockstep.serve(answer)
 

@@ -20,9 +20,15 @@ def mlp() -> nn.Module:
 
 
 class SelfAttention(nn.Module):
-    def __init__(self, dim: int, heads: int):
+    """Multi-head self-attention over one fused QKV projection. ``causal`` masks later positions (a decoder's);
+    ``fused`` calls F.scaled_dot_product_attention, as transformers' models do, where the default writes it with
+    matmul and softmax, so that the same aten ops run on every device."""
+
+    def __init__(self, dim: int, heads: int, causal: bool = False, fused: bool = False):
         super().__init__()
         self.heads = heads
+        self.causal = causal
+        self.fused = fused
         self.qkv = nn.Linear(dim, 3 * dim)
         self.proj = nn.Linear(dim, dim)
 
@@ -31,8 +37,14 @@ class SelfAttention(nn.Module):
         q, k, v = self.qkv(x).chunk(3, dim=-1)
         # [batch, heads, seq, head_dim]
         q, k, v = (t.reshape(batch, seq, self.heads, dim // self.heads).transpose(1, 2) for t in (q, k, v))
-        scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(dim // self.heads))
-        attended = torch.softmax(scores, dim=-1) @ v
+        if self.fused:
+            attended = F.scaled_dot_product_attention(q, k, v, is_causal=self.causal)
+        else:
+            scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(dim // self.heads))
+            if self.causal:
+                later = torch.ones(seq, seq, dtype=torch.bool, device=x.device).triu(1)
+                scores = scores.masked_fill(later, float("-inf"))
+            attended = torch.softmax(scores, dim=-1) @ v
         return self.proj(attended.transpose(1, 2).reshape(batch, seq, dim))
 
 

@@ -9,29 +9,14 @@ same seed compute the same thing and their losses can be compared.
 """
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
-
-
-class CausalSelfAttention(nn.Module):
-    def __init__(self, dim: int, heads: int):
-        super().__init__()
-        self.heads = heads
-        self.qkv = nn.Linear(dim, 3 * dim)
-        self.proj = nn.Linear(dim, dim)
-
-    def forward(self, x):
-        batch, seq, dim = x.shape
-        q, k, v = self.qkv(x).split(dim, dim=-1)
-        q, k, v = (t.view(batch, seq, self.heads, dim // self.heads).transpose(1, 2) for t in (q, k, v))
-        attended = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        return self.proj(attended.transpose(1, 2).reshape(batch, seq, dim))
+from reference_models import SelfAttention  # benchmarks/, on sys.path wherever model_zoo is imported
 
 
 class DecoderBlock(nn.Module):
     def __init__(self, dim: int, heads: int):
         super().__init__()
         self.norm1 = nn.LayerNorm(dim)
-        self.attn = CausalSelfAttention(dim, heads)
+        self.attn = SelfAttention(dim, heads, causal=True, fused=True)
         self.norm2 = nn.LayerNorm(dim)
         self.mlp = nn.Sequential(nn.Linear(dim, 4 * dim), nn.GELU(approximate="tanh"), nn.Linear(4 * dim, dim))
 

@@ -109,4 +109,11 @@ struct NativeFirst<Op, Native, Ret(Args...)> {
       TORCH_FN((::torch_hal::native::NativeFirst<at::_ops::op, &__VA_ARGS__>::call)),        \
       ::torch_hal::native::launched_ops)
 
+// The three forms op, op_ and op.out of one op, whose kernels are fn, fn_ and fn_out, each followed by the
+// template arguments if any are given (`<HAL_OP_FLOOR, Unary, no_bool>`; a variadic argument for their commas).
+#define HAL_NATIVE_FORMS(m, op, name, OP, fn, ...)                            \
+  HAL_NATIVE(m, op, name, launches(OP), fn __VA_ARGS__);                      \
+  HAL_NATIVE(m, op##_, name "_", launches(OP), fn##_ __VA_ARGS__);            \
+  HAL_NATIVE(m, op##_out, name ".out", launches(OP), fn##_out __VA_ARGS__)
+
 }  // namespace torch_hal::native

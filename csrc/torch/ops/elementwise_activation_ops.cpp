@@ -75,9 +75,7 @@ bool backward_out(const at::Tensor& grad, const at::Tensor& x, at::Tensor& grad_
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  HAL_NATIVE(m, gelu, "gelu", launches(HAL_OP_GELU), gelu);
-  HAL_NATIVE(m, gelu_, "gelu_", launches(HAL_OP_GELU), gelu_);
-  HAL_NATIVE(m, gelu_out, "gelu.out", launches(HAL_OP_GELU), gelu_out);
+  HAL_NATIVE_FORMS(m, gelu, "gelu", HAL_OP_GELU, gelu);
   HAL_NATIVE(m, gelu_backward, "gelu_backward", launches(HAL_OP_GELU_BACKWARD), gelu_backward);
   HAL_NATIVE(m, gelu_backward_grad_input, "gelu_backward.grad_input", launches(HAL_OP_GELU_BACKWARD),
              gelu_backward_out);
@@ -85,9 +83,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_NATIVE(m, silu_backward, "silu_backward", launches(HAL_OP_SILU_BACKWARD), backward<HAL_OP_SILU_BACKWARD>);
   HAL_NATIVE(m, silu_backward_grad_input, "silu_backward.grad_input", launches(HAL_OP_SILU_BACKWARD),
              backward_out<HAL_OP_SILU_BACKWARD>);
-  HAL_NATIVE(m, leaky_relu, "leaky_relu", launches(HAL_OP_LEAKY_RELU), leaky_relu);
-  HAL_NATIVE(m, leaky_relu_, "leaky_relu_", launches(HAL_OP_LEAKY_RELU), leaky_relu_);
-  HAL_NATIVE(m, leaky_relu_out, "leaky_relu.out", launches(HAL_OP_LEAKY_RELU), leaky_relu_out);
+  HAL_NATIVE_FORMS(m, leaky_relu, "leaky_relu", HAL_OP_LEAKY_RELU, leaky_relu);
   HAL_NATIVE(m, leaky_relu_backward, "leaky_relu_backward", launches(HAL_OP_LEAKY_RELU_BACKWARD), leaky_relu_backward);
   HAL_NATIVE(m, leaky_relu_backward_grad_input, "leaky_relu_backward.grad_input", launches(HAL_OP_LEAKY_RELU_BACKWARD),
              leaky_relu_backward_out);

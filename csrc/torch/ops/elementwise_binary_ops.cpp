@@ -32,25 +32,6 @@ bool pow_scalar_out(const c10::Scalar& base, const at::Tensor& exp, at::Tensor& 
   return run_into(HAL_OP_POW, Form::Binary, out, {&b, &exp});
 }
 
-// clamp_min / clamp_max with a tensor bound promote like clamp (ATen builds the same iterator).
-template <hal_op_t OP>
-std::optional<at::Tensor> bound(const at::Tensor& self, const at::Tensor& b) {
-  return run_functional(OP, Form::Promoting, {&self, &b});
-}
-template <hal_op_t OP>
-bool bound_(at::Tensor& self, const at::Tensor& b) {
-  return run_into(OP, Form::Promoting, self, {&self, &b});
-}
-template <hal_op_t OP>
-bool bound_out(const at::Tensor& self, const at::Tensor& b, at::Tensor& out) {
-  return run_into(OP, Form::Promoting, out, {&self, &b});
-}
-
-#define HAL_NATIVE_BINARY3(m, op, name, OP, FORM)                                   \
-  HAL_NATIVE(m, op, name, launches(OP), binary<OP, FORM>);                        \
-  HAL_NATIVE(m, op##_, name "_", launches(OP), binary_<OP, FORM>);                \
-  HAL_NATIVE(m, op##_out, name ".out", launches(OP), binary_out<OP, FORM>)
-
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using enum Form;
   HAL_NATIVE(m, pow_Tensor_Tensor, "pow.Tensor_Tensor", launches(HAL_OP_POW), binary<HAL_OP_POW, Binary>);
@@ -65,14 +46,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_NATIVE(m, maximum_out, "maximum.out", launches(HAL_OP_MAXIMUM), binary_out<HAL_OP_MAXIMUM, Binary>);
   HAL_NATIVE(m, minimum, "minimum", launches(HAL_OP_MINIMUM), binary<HAL_OP_MINIMUM, Binary>);
   HAL_NATIVE(m, minimum_out, "minimum.out", launches(HAL_OP_MINIMUM), binary_out<HAL_OP_MINIMUM, Binary>);
-  HAL_NATIVE(m, remainder_Tensor, "remainder.Tensor", launches(HAL_OP_REMAINDER), binary<HAL_OP_REMAINDER, Binary>);
-  HAL_NATIVE(m, remainder__Tensor, "remainder_.Tensor", launches(HAL_OP_REMAINDER), binary_<HAL_OP_REMAINDER, Binary>);
-  HAL_NATIVE(m, remainder_Tensor_out, "remainder.Tensor_out", launches(HAL_OP_REMAINDER),
-             binary_out<HAL_OP_REMAINDER, Binary>);
-  HAL_NATIVE(m, fmod_Tensor, "fmod.Tensor", launches(HAL_OP_FMOD), binary<HAL_OP_FMOD, Binary>);
-  HAL_NATIVE(m, fmod__Tensor, "fmod_.Tensor", launches(HAL_OP_FMOD), binary_<HAL_OP_FMOD, Binary>);
-  HAL_NATIVE(m, fmod_Tensor_out, "fmod.Tensor_out", launches(HAL_OP_FMOD), binary_out<HAL_OP_FMOD, Binary>);
-  HAL_NATIVE_BINARY3(m, atan2, "atan2", HAL_OP_ATAN2, BinaryFloat);
+  HAL_NATIVE_BINARY_TENSOR(m, remainder, HAL_OP_REMAINDER, Binary);
+  HAL_NATIVE_BINARY_TENSOR(m, fmod, HAL_OP_FMOD, Binary);
+  HAL_NATIVE_BINARY(m, atan2, "atan2", HAL_OP_ATAN2, BinaryFloat);
   // logical_and/or/xor and their in-place forms are composites over out=, which compares into any dtype.
   HAL_NATIVE(m, logical_and_out, "logical_and.out", launches(HAL_OP_LOGICAL_AND),
              binary_out<HAL_OP_LOGICAL_AND, Comparison>);
@@ -80,29 +56,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
              binary_out<HAL_OP_LOGICAL_OR, Comparison>);
   HAL_NATIVE(m, logical_xor_out, "logical_xor.out", launches(HAL_OP_LOGICAL_XOR),
              binary_out<HAL_OP_LOGICAL_XOR, Comparison>);
-  HAL_NATIVE(m, bitwise_and_Tensor, "bitwise_and.Tensor", launches(HAL_OP_BITWISE_AND),
-             binary<HAL_OP_BITWISE_AND, Binary>);
-  HAL_NATIVE(m, bitwise_and__Tensor, "bitwise_and_.Tensor", launches(HAL_OP_BITWISE_AND),
-             binary_<HAL_OP_BITWISE_AND, Binary>);
-  HAL_NATIVE(m, bitwise_and_Tensor_out, "bitwise_and.Tensor_out", launches(HAL_OP_BITWISE_AND),
-             binary_out<HAL_OP_BITWISE_AND, Binary>);
-  HAL_NATIVE(m, bitwise_or_Tensor, "bitwise_or.Tensor", launches(HAL_OP_BITWISE_OR), binary<HAL_OP_BITWISE_OR, Binary>);
-  HAL_NATIVE(m, bitwise_or__Tensor, "bitwise_or_.Tensor", launches(HAL_OP_BITWISE_OR),
-             binary_<HAL_OP_BITWISE_OR, Binary>);
-  HAL_NATIVE(m, bitwise_or_Tensor_out, "bitwise_or.Tensor_out", launches(HAL_OP_BITWISE_OR),
-             binary_out<HAL_OP_BITWISE_OR, Binary>);
-  HAL_NATIVE(m, bitwise_xor_Tensor, "bitwise_xor.Tensor", launches(HAL_OP_BITWISE_XOR),
-             binary<HAL_OP_BITWISE_XOR, Binary>);
-  HAL_NATIVE(m, bitwise_xor__Tensor, "bitwise_xor_.Tensor", launches(HAL_OP_BITWISE_XOR),
-             binary_<HAL_OP_BITWISE_XOR, Binary>);
-  HAL_NATIVE(m, bitwise_xor_Tensor_out, "bitwise_xor.Tensor_out", launches(HAL_OP_BITWISE_XOR),
-             binary_out<HAL_OP_BITWISE_XOR, Binary>);
-  HAL_NATIVE(m, clamp_min_Tensor, "clamp_min.Tensor", launches(HAL_OP_CLAMP_MIN), bound<HAL_OP_CLAMP_MIN>);
-  HAL_NATIVE(m, clamp_min__Tensor, "clamp_min_.Tensor", launches(HAL_OP_CLAMP_MIN), bound_<HAL_OP_CLAMP_MIN>);
-  HAL_NATIVE(m, clamp_min_Tensor_out, "clamp_min.Tensor_out", launches(HAL_OP_CLAMP_MIN), bound_out<HAL_OP_CLAMP_MIN>);
-  HAL_NATIVE(m, clamp_max_Tensor, "clamp_max.Tensor", launches(HAL_OP_CLAMP_MAX), bound<HAL_OP_CLAMP_MAX>);
-  HAL_NATIVE(m, clamp_max__Tensor, "clamp_max_.Tensor", launches(HAL_OP_CLAMP_MAX), bound_<HAL_OP_CLAMP_MAX>);
-  HAL_NATIVE(m, clamp_max_Tensor_out, "clamp_max.Tensor_out", launches(HAL_OP_CLAMP_MAX), bound_out<HAL_OP_CLAMP_MAX>);
+  HAL_NATIVE_BINARY_TENSOR(m, bitwise_and, HAL_OP_BITWISE_AND, Binary);
+  HAL_NATIVE_BINARY_TENSOR(m, bitwise_or, HAL_OP_BITWISE_OR, Binary);
+  HAL_NATIVE_BINARY_TENSOR(m, bitwise_xor, HAL_OP_BITWISE_XOR, Binary);
+  // clamp_min / clamp_max with a tensor bound promote like clamp (ATen builds the same iterator).
+  HAL_NATIVE_BINARY_TENSOR(m, clamp_min, HAL_OP_CLAMP_MIN, Promoting);
+  HAL_NATIVE_BINARY_TENSOR(m, clamp_max, HAL_OP_CLAMP_MAX, Promoting);
 }
 
 }  // namespace

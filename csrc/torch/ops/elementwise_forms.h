@@ -93,10 +93,15 @@ bool binary_scalar_out(const at::Tensor& self, const c10::Scalar& other, at::Ten
   return run_into(OP, F, out, {&self, &o});
 }
 
-// The three forms of an op whose kernels are the templates above.
-#define HAL_NATIVE_UNARY(m, op, name, OP, FORM)                                                \
-  HAL_NATIVE(m, op, name, launches(OP), ::torch_hal::native::unary<OP, FORM>);              \
-  HAL_NATIVE(m, op##_, name "_", launches(OP), ::torch_hal::native::unary_<OP, FORM>);      \
-  HAL_NATIVE(m, op##_out, name ".out", launches(OP), ::torch_hal::native::unary_out<OP, FORM>)
+// The three forms (HAL_NATIVE_FORMS, dispatch/native_first.h) over the templates above.
+#define HAL_NATIVE_UNARY(m, op, name, OP, FORM) \
+  HAL_NATIVE_FORMS(m, op, name, OP, ::torch_hal::native::unary, <OP, FORM>)
+#define HAL_NATIVE_BINARY(m, op, name, OP, FORM) \
+  HAL_NATIVE_FORMS(m, op, name, OP, ::torch_hal::native::binary, <OP, FORM>)
+// A binary op's Tensor overloads: op.Tensor, op_.Tensor, op.Tensor_out.
+#define HAL_NATIVE_BINARY_TENSOR(m, op, OP, FORM)                                                         \
+  HAL_NATIVE(m, op##_Tensor, #op ".Tensor", launches(OP), ::torch_hal::native::binary<OP, FORM>);         \
+  HAL_NATIVE(m, op##__Tensor, #op "_.Tensor", launches(OP), ::torch_hal::native::binary_<OP, FORM>);      \
+  HAL_NATIVE(m, op##_Tensor_out, #op ".Tensor_out", launches(OP), ::torch_hal::native::binary_out<OP, FORM>)
 
 }  // namespace torch_hal::native

@@ -226,18 +226,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
              clamp_<TensorBound>);
   HAL_NATIVE(m, clamp_Tensor_out, "clamp.Tensor_out", launches(HAL_OP_CLAMP, HAL_OP_CLAMP_MIN, HAL_OP_CLAMP_MAX),
              clamp_out<TensorBound>);
-  HAL_NATIVE(m, clamp_min, "clamp_min", launches(HAL_OP_CLAMP_MIN), clamp_one<true>);
-  HAL_NATIVE(m, clamp_min_, "clamp_min_", launches(HAL_OP_CLAMP_MIN), clamp_one_<true>);
-  HAL_NATIVE(m, clamp_min_out, "clamp_min.out", launches(HAL_OP_CLAMP_MIN), clamp_one_out<true>);
-  HAL_NATIVE(m, clamp_max, "clamp_max", launches(HAL_OP_CLAMP_MAX), clamp_one<false>);
-  HAL_NATIVE(m, clamp_max_, "clamp_max_", launches(HAL_OP_CLAMP_MAX), clamp_one_<false>);
-  HAL_NATIVE(m, clamp_max_out, "clamp_max.out", launches(HAL_OP_CLAMP_MAX), clamp_one_out<false>);
-  HAL_NATIVE(m, addcmul, "addcmul", launches(HAL_OP_ADDCMUL), addc<HAL_OP_ADDCMUL>);
-  HAL_NATIVE(m, addcmul_, "addcmul_", launches(HAL_OP_ADDCMUL), addc_<HAL_OP_ADDCMUL>);
-  HAL_NATIVE(m, addcmul_out, "addcmul.out", launches(HAL_OP_ADDCMUL), addc_out<HAL_OP_ADDCMUL>);
-  HAL_NATIVE(m, addcdiv, "addcdiv", launches(HAL_OP_ADDCDIV), addc<HAL_OP_ADDCDIV>);
-  HAL_NATIVE(m, addcdiv_, "addcdiv_", launches(HAL_OP_ADDCDIV), addc_<HAL_OP_ADDCDIV>);
-  HAL_NATIVE(m, addcdiv_out, "addcdiv.out", launches(HAL_OP_ADDCDIV), addc_out<HAL_OP_ADDCDIV>);
+  HAL_NATIVE_FORMS(m, clamp_min, "clamp_min", HAL_OP_CLAMP_MIN, clamp_one, <true>);
+  HAL_NATIVE_FORMS(m, clamp_max, "clamp_max", HAL_OP_CLAMP_MAX, clamp_one, <false>);
+  HAL_NATIVE_FORMS(m, addcmul, "addcmul", HAL_OP_ADDCMUL, addc, <HAL_OP_ADDCMUL>);
+  HAL_NATIVE_FORMS(m, addcdiv, "addcdiv", HAL_OP_ADDCDIV, addc, <HAL_OP_ADDCDIV>);
   HAL_NATIVE(m, lerp_Scalar, "lerp.Scalar", launches(HAL_OP_LERP), lerp_scalar);
   HAL_NATIVE(m, lerp__Scalar, "lerp_.Scalar", launches(HAL_OP_LERP), lerp_scalar_);
   HAL_NATIVE(m, lerp_Scalar_out, "lerp.Scalar_out", launches(HAL_OP_LERP), lerp_scalar_out);

@@ -61,23 +61,13 @@ bool infinity_test_out(const at::Tensor& self, at::Tensor& out) {
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using enum Form;
-  HAL_NATIVE(m, neg, "neg", launches(HAL_OP_NEG), unary<HAL_OP_NEG, Unary, no_bool_negation>);
-  HAL_NATIVE(m, neg_, "neg_", launches(HAL_OP_NEG), unary_<HAL_OP_NEG, Unary, no_bool_negation>);
-  HAL_NATIVE(m, neg_out, "neg.out", launches(HAL_OP_NEG), unary_out<HAL_OP_NEG, Unary, no_bool_negation>);
+  HAL_NATIVE_FORMS(m, neg, "neg", HAL_OP_NEG, unary, <HAL_OP_NEG, Unary, no_bool_negation>);
   HAL_NATIVE(m, abs_out, "abs.out", launches(HAL_OP_ABS),
              unary_out<HAL_OP_ABS, Unary, no_bool>);  // abs, abs_ are composites
-  HAL_NATIVE(m, floor, "floor", launches(HAL_OP_FLOOR), unary<HAL_OP_FLOOR, Unary, no_bool>);
-  HAL_NATIVE(m, floor_, "floor_", launches(HAL_OP_FLOOR), unary_<HAL_OP_FLOOR, Unary, no_bool>);
-  HAL_NATIVE(m, floor_out, "floor.out", launches(HAL_OP_FLOOR), unary_out<HAL_OP_FLOOR, Unary, no_bool>);
-  HAL_NATIVE(m, ceil, "ceil", launches(HAL_OP_CEIL), unary<HAL_OP_CEIL, Unary, no_bool>);
-  HAL_NATIVE(m, ceil_, "ceil_", launches(HAL_OP_CEIL), unary_<HAL_OP_CEIL, Unary, no_bool>);
-  HAL_NATIVE(m, ceil_out, "ceil.out", launches(HAL_OP_CEIL), unary_out<HAL_OP_CEIL, Unary, no_bool>);
-  HAL_NATIVE(m, round, "round", launches(HAL_OP_ROUND), unary<HAL_OP_ROUND, Unary, no_bool>);
-  HAL_NATIVE(m, round_, "round_", launches(HAL_OP_ROUND), unary_<HAL_OP_ROUND, Unary, no_bool>);
-  HAL_NATIVE(m, round_out, "round.out", launches(HAL_OP_ROUND), unary_out<HAL_OP_ROUND, Unary, no_bool>);
-  HAL_NATIVE(m, trunc, "trunc", launches(HAL_OP_TRUNC), unary<HAL_OP_TRUNC, Unary, no_bool>);
-  HAL_NATIVE(m, trunc_, "trunc_", launches(HAL_OP_TRUNC), unary_<HAL_OP_TRUNC, Unary, no_bool>);
-  HAL_NATIVE(m, trunc_out, "trunc.out", launches(HAL_OP_TRUNC), unary_out<HAL_OP_TRUNC, Unary, no_bool>);
+  HAL_NATIVE_FORMS(m, floor, "floor", HAL_OP_FLOOR, unary, <HAL_OP_FLOOR, Unary, no_bool>);
+  HAL_NATIVE_FORMS(m, ceil, "ceil", HAL_OP_CEIL, unary, <HAL_OP_CEIL, Unary, no_bool>);
+  HAL_NATIVE_FORMS(m, round, "round", HAL_OP_ROUND, unary, <HAL_OP_ROUND, Unary, no_bool>);
+  HAL_NATIVE_FORMS(m, trunc, "trunc", HAL_OP_TRUNC, unary, <HAL_OP_TRUNC, Unary, no_bool>);
   HAL_NATIVE_UNARY(m, sign, "sign", HAL_OP_SIGN, Unary);
   HAL_NATIVE_UNARY(m, bitwise_not, "bitwise_not", HAL_OP_BITWISE_NOT, Unary);
   HAL_NATIVE_UNARY(m, exp, "exp", HAL_OP_EXP, UnaryFloat);

@@ -50,12 +50,8 @@ bool scan_out(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType>
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  HAL_NATIVE(m, cumsum, "cumsum", launches(HAL_OP_CUMSUM), scan<HAL_OP_CUMSUM>);
-  HAL_NATIVE(m, cumsum_, "cumsum_", launches(HAL_OP_CUMSUM), scan_<HAL_OP_CUMSUM>);
-  HAL_NATIVE(m, cumsum_out, "cumsum.out", launches(HAL_OP_CUMSUM), scan_out<HAL_OP_CUMSUM>);
-  HAL_NATIVE(m, cumprod, "cumprod", launches(HAL_OP_CUMPROD), scan<HAL_OP_CUMPROD>);
-  HAL_NATIVE(m, cumprod_, "cumprod_", launches(HAL_OP_CUMPROD), scan_<HAL_OP_CUMPROD>);
-  HAL_NATIVE(m, cumprod_out, "cumprod.out", launches(HAL_OP_CUMPROD), scan_out<HAL_OP_CUMPROD>);
+  HAL_NATIVE_FORMS(m, cumsum, "cumsum", HAL_OP_CUMSUM, scan, <HAL_OP_CUMSUM>);
+  HAL_NATIVE_FORMS(m, cumprod, "cumprod", HAL_OP_CUMPROD, scan, <HAL_OP_CUMPROD>);
 }
 
 }  // namespace

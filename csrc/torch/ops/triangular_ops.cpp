@@ -44,12 +44,8 @@ bool triangle_out(const at::Tensor& self, c10::SymInt diagonal, at::Tensor& out)
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  HAL_NATIVE(m, tril, "tril", launches(HAL_OP_TRIL), triangle<false>);
-  HAL_NATIVE(m, tril_, "tril_", launches(HAL_OP_TRIL), triangle_<false>);
-  HAL_NATIVE(m, tril_out, "tril.out", launches(HAL_OP_TRIL), triangle_out<false>);
-  HAL_NATIVE(m, triu, "triu", launches(HAL_OP_TRIU), triangle<true>);
-  HAL_NATIVE(m, triu_, "triu_", launches(HAL_OP_TRIU), triangle_<true>);
-  HAL_NATIVE(m, triu_out, "triu.out", launches(HAL_OP_TRIU), triangle_out<true>);
+  HAL_NATIVE_FORMS(m, tril, "tril", HAL_OP_TRIL, triangle, <false>);
+  HAL_NATIVE_FORMS(m, triu, "triu", HAL_OP_TRIU, triangle, <true>);
 }
 
 }  // namespace
