@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "adapter_support/abi_entries.h"
 #include "adapter_support/python_interpreter.h"
 #include "torch_hal/adapter.h"
 
@@ -63,34 +64,11 @@ class PythonBackend {
   const std::string& name() const { return name_; }
   const std::string& description() const { return description_; }
 
-  // The adapter functions (see adapter.h for each contract).
-  hal_status_t initialize();
-  void shutdown();
+  // The adapter functions (see adapter.h for each contract), as member functions of the ABI's types.
+  HAL_ABI_DEVICE_ENTRIES;
+  HAL_ABI_MEMORY_ENTRIES;
+  HAL_ABI_STREAM_EVENT_ENTRIES;
   const char* get_last_error();
-  hal_status_t device_count(int32_t* count);
-  hal_status_t get_device_properties(int32_t device, hal_device_properties_t* props);
-  hal_status_t get_memory_info(int32_t device, uint64_t* free_bytes, uint64_t* total_bytes);
-  hal_status_t malloc_device(int32_t device, uint64_t size, void** ptr);
-  hal_status_t free_device(int32_t device, void* ptr);
-  hal_status_t malloc_host(uint64_t size, void** ptr);
-  hal_status_t free_host(void* ptr);
-  hal_status_t memset_async(int32_t device, void* ptr, int32_t value, uint64_t size, hal_stream_t stream);
-  hal_status_t memcpy_async(int32_t device, void* dst, const void* src, uint64_t size, hal_copy_kind_t kind,
-                            hal_stream_t stream);
-  hal_status_t memcpy_peer_async(int32_t dst_device, void* dst, int32_t src_device, const void* src, uint64_t size,
-                                 hal_stream_t stream);
-  hal_status_t stream_create(int32_t device, int32_t priority, hal_stream_t* stream);
-  hal_status_t stream_destroy(int32_t device, hal_stream_t stream);
-  hal_status_t stream_synchronize(int32_t device, hal_stream_t stream);
-  hal_status_t stream_query(int32_t device, hal_stream_t stream);
-  hal_status_t stream_wait_event(int32_t device, hal_stream_t stream, hal_event_t event);
-  hal_status_t event_create(int32_t device, hal_event_flags_t flags, hal_event_t* event);
-  hal_status_t event_destroy(int32_t device, hal_event_t event);
-  hal_status_t event_record(int32_t device, hal_event_t event, hal_stream_t stream);
-  hal_status_t event_query(int32_t device, hal_event_t event);
-  hal_status_t event_synchronize(int32_t device, hal_event_t event);
-  hal_status_t event_elapsed_ms(int32_t device, hal_event_t start, hal_event_t end, float* ms);
-  hal_status_t device_synchronize(int32_t device);
 
  private:
   // One buffer returned by allocate_memory: the object, and the buffer-protocol view that pins its memory

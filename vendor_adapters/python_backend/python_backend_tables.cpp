@@ -35,32 +35,13 @@ hal_adapter_t make_table() {
   hal_adapter_t t{};
   t.struct_size = sizeof(hal_adapter_t);
   t.abi_version = HAL_ABI_VERSION;
-  // Generic lambdas convert to each field's function pointer type; each forwards to slot S's backend.
-  t.initialize = [] { return backend<S>().initialize(); };
-  t.shutdown = [] { backend<S>().shutdown(); };
   t.get_last_error = [] { return backend<S>().get_last_error(); };
-  t.device_count = [](auto... a) { return backend<S>().device_count(a...); };
-  t.get_device_properties = [](auto... a) { return backend<S>().get_device_properties(a...); };
-  t.get_memory_info = [](auto... a) { return backend<S>().get_memory_info(a...); };
-  t.malloc_device = [](auto... a) { return backend<S>().malloc_device(a...); };
-  t.free_device = [](auto... a) { return backend<S>().free_device(a...); };
-  t.malloc_host = [](auto... a) { return backend<S>().malloc_host(a...); };
-  t.free_host = [](auto... a) { return backend<S>().free_host(a...); };
-  t.memset_async = [](auto... a) { return backend<S>().memset_async(a...); };
-  t.memcpy_async = [](auto... a) { return backend<S>().memcpy_async(a...); };
-  t.memcpy_peer_async = [](auto... a) { return backend<S>().memcpy_peer_async(a...); };
-  t.stream_create = [](auto... a) { return backend<S>().stream_create(a...); };
-  t.stream_destroy = [](auto... a) { return backend<S>().stream_destroy(a...); };
-  t.stream_synchronize = [](auto... a) { return backend<S>().stream_synchronize(a...); };
-  t.stream_query = [](auto... a) { return backend<S>().stream_query(a...); };
-  t.stream_wait_event = [](auto... a) { return backend<S>().stream_wait_event(a...); };
-  t.event_create = [](auto... a) { return backend<S>().event_create(a...); };
-  t.event_destroy = [](auto... a) { return backend<S>().event_destroy(a...); };
-  t.event_record = [](auto... a) { return backend<S>().event_record(a...); };
-  t.event_query = [](auto... a) { return backend<S>().event_query(a...); };
-  t.event_synchronize = [](auto... a) { return backend<S>().event_synchronize(a...); };
-  t.event_elapsed_ms = [](auto... a) { return backend<S>().event_elapsed_ms(a...); };
-  t.device_synchronize = [](auto... a) { return backend<S>().device_synchronize(a...); };
+  // Generic lambdas convert to each field's function pointer type; each forwards to slot S's backend.
+#define HAL_FORWARD_TO_SLOT(name) t.name = [](auto... a) { return backend<S>().name(a...); };
+  HAL_ABI_DEVICE_NAMES(HAL_FORWARD_TO_SLOT)
+  HAL_ABI_MEMORY_NAMES(HAL_FORWARD_TO_SLOT)
+  HAL_ABI_STREAM_EVENT_NAMES(HAL_FORWARD_TO_SLOT)
+#undef HAL_FORWARD_TO_SLOT
   // op_supported / launch_op stay NULL: a Python backend has no native kernels; ops use the fallback.
   return t;
 }
