@@ -246,7 +246,7 @@ hal_status_t select_rows(const OpCall& call, int64_t K, int64_t row_bytes, int64
 }
 
 hal_status_t index_select(const OpCall& call) {
-  if (call.num_inputs != 2 || call.num_outputs != 1 || !has_scalars(call, 1)) {
+  if (!has_operands(call, 2, 1, 1)) {
     return fail(HAL_STATUS_NOT_SUPPORTED, "index_select: unexpected operands");
   }
   const hal_tensor_t& self = call.inputs[0];
@@ -286,7 +286,7 @@ hal_status_t index_select(const OpCall& call) {
 }
 
 hal_status_t gather(const OpCall& call) {
-  if (call.num_inputs != 2 || call.num_outputs != 1 || !has_scalars(call, 1)) {
+  if (!has_operands(call, 2, 1, 1)) {
     return fail(HAL_STATUS_NOT_SUPPORTED, "gather: unexpected operands");
   }
   const hal_tensor_t& self = call.inputs[0];
@@ -314,7 +314,7 @@ hal_status_t gather(const OpCall& call) {
 }
 
 hal_status_t scatter(const OpCall& call) {
-  if (call.num_inputs != 2 || call.num_outputs != 1) return fail(HAL_STATUS_NOT_SUPPORTED, "scatter: unexpected operands");
+  if (!has_operands(call, 2, 1)) return fail(HAL_STATUS_NOT_SUPPORTED, "scatter: unexpected operands");
   const hal_tensor_t& index = call.inputs[0];
   const hal_tensor_t& src = call.inputs[1];
   const hal_tensor_t& out = call.outputs[0];
@@ -362,7 +362,7 @@ hal_status_t scatter(const OpCall& call) {
 }
 
 hal_status_t index_put(const OpCall& call) {
-  if (call.num_inputs != 2 || call.num_outputs != 1 || !has_scalars(call, 1)) {
+  if (!has_operands(call, 2, 1, 1)) {
     return fail(HAL_STATUS_NOT_SUPPORTED, "index_put: unexpected operands");
   }
   const hal_tensor_t& index = call.inputs[0];

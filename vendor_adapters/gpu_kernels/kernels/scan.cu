@@ -127,7 +127,7 @@ hal_status_t dispatch(const OpCall& call, const ScanArgs& a) {
 
 hal_status_t launch_scan(const OpCall& call) {
   if (call.op != HAL_OP_CUMSUM && call.op != HAL_OP_CUMPROD) return HAL_STATUS_NOT_SUPPORTED;
-  if (call.num_inputs != 1 || call.num_outputs != 1 || call.scalars == nullptr || call.num_scalars < 1) {
+  if (!has_operands(call, 1, 1, 1)) {
     return HAL_STATUS_NOT_SUPPORTED;
   }
   const hal_tensor_t& in = call.inputs[0];

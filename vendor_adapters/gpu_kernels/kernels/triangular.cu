@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(kThreads) triangle_kernel(TriangleArgs a) {
 
 hal_status_t launch_triangular(const OpCall& call) {
   if (call.op != HAL_OP_TRIL && call.op != HAL_OP_TRIU) return HAL_STATUS_NOT_SUPPORTED;
-  if (call.num_inputs != 1 || call.num_outputs != 1 || call.scalars == nullptr || call.num_scalars < 1) {
+  if (!has_operands(call, 1, 1, 1)) {
     return HAL_STATUS_NOT_SUPPORTED;
   }
   const hal_tensor_t& in = call.inputs[0];

@@ -242,7 +242,7 @@ hal_status_t launch_upsample(const OpCall& call) {
     case HAL_OP_UPSAMPLE_BILINEAR2D_BACKWARD: bilinear = backward = true; break;
     default: return fail(HAL_STATUS_NOT_SUPPORTED, "upsample: unknown op");
   }
-  if (call.num_inputs != 1 || call.num_outputs != 1 || !has_scalars(call, 3)) {
+  if (!has_operands(call, 1, 1, 3)) {
     return fail(HAL_STATUS_NOT_SUPPORTED, "upsample: unexpected operands");
   }
   const hal_tensor_t& big = backward ? call.outputs[0] : call.inputs[0];    // [N, C, H, W]
