@@ -18,10 +18,12 @@
 #include <vector>
 
 #include "kernels/elementwise_ops.cuh"
+#include "kernels/elementwise_pack.cuh"
 #include "kernels/elementwise_scalars.cuh"
 #include "kernels/family_support.cuh"
 #include "kernels/gpu_runtime.h"
 #include "kernels/kernel_launch.h"
+#include "kernels/multi_tensor_batches.h"
 #include "kernels/op_call.h"
 #include "kernels/tensor_access.cuh"
 
@@ -87,15 +89,7 @@ __device__ __forceinline__ void run_chunk(const Group<T>& g, int64_t begin, int6
           for (int j = 0; j < V; ++j) x[k][j] = value[k];
         }
       }
-      Pack<S> r;
-#pragma unroll
-      for (int j = 0; j < V; ++j) {
-        T v[ARITY];
-#pragma unroll
-        for (int k = 0; k < ARITY; ++k) v[k] = x[k][j];
-        r.v[j] = from_acc<S>(ew::apply_op<OP, T>(v, p));
-      }
-      *reinterpret_cast<Pack<S>*>(out + i) = r;
+      *reinterpret_cast<Pack<S>*>(out + i) = ew::apply_op_to_pack<OP, S>(x, p);
     }
     begin = packed_end;  // the last (end - begin) % V elements, below
     if (begin == end) return;
@@ -239,21 +233,9 @@ hal_status_t run_typed(const OpCall& call, int32_t op, DType dtype) {
 
   LaunchArgs<T> a{};
   a.op = op;
-  int64_t blocks = 0;
-  for (const Group<T>& g : groups) {
-    const int64_t needed = (g.numel + kChunk - 1) / kChunk;
-    if (a.num_groups == kMaxGroups || blocks + needed > kMaxBlocks) {
-      if (hal_status_t st = launch_groups<S, T, ARITY>(call, a, blocks); st != HAL_STATUS_SUCCESS) return st;
-      a.num_groups = 0;
-      blocks = 0;
-    }
-    a.groups[a.num_groups] = g;
-    a.first_block[a.num_groups] = static_cast<int32_t>(blocks);
-    ++a.num_groups;
-    blocks += needed;
-  }
-  if (a.num_groups == 0) return HAL_STATUS_SUCCESS;
-  return launch_groups<S, T, ARITY>(call, a, blocks);
+  return launch_in_batches(
+      groups, a, kMaxBlocks, [](const Group<T>& g) { return (g.numel + kChunk - 1) / kChunk; },
+      [&](LaunchArgs<T>& batch, int64_t blocks) { return launch_groups<S, T, ARITY>(call, batch, blocks); });
 }
 
 template <class S, class T>
