@@ -121,15 +121,13 @@ hal_status_t dispatch(const OpCall& call, const ScanArgs& a) {
 }  // namespace
 
 hal_status_t launch_scan(const OpCall& call) {
-  if (call.op != HAL_OP_CUMSUM && call.op != HAL_OP_CUMPROD) return HAL_STATUS_NOT_SUPPORTED;
-  if (!has_operands(call, 1, 1, 1)) {
+  if ((call.op != HAL_OP_CUMSUM && call.op != HAL_OP_CUMPROD) || !has_operands(call, 1, 1, 1)) {
     return HAL_STATUS_NOT_SUPPORTED;
   }
   const hal_tensor_t& in = call.inputs[0];
   const hal_tensor_t& out = call.outputs[0];
-  if (is_scalar_operand(in) || in.ndim < 0 || in.ndim != out.ndim || in.ndim > HAL_MAX_DIMS) return HAL_STATUS_NOT_SUPPORTED;
-  for (int d = 0; d < in.ndim; ++d) {
-    if (in.shape[d] != out.shape[d]) return HAL_STATUS_NOT_SUPPORTED;
+  if (is_scalar_operand(in) || in.ndim < 0 || in.ndim > HAL_MAX_DIMS || !same_shape(in, out)) {
+    return HAL_STATUS_NOT_SUPPORTED;
   }
   const DType in_dtype = dtype_of(in.dtype), out_dtype = dtype_of(out.dtype);
   if (in_dtype == DType::Unsupported || out_dtype == DType::Unsupported) return HAL_STATUS_NOT_SUPPORTED;
