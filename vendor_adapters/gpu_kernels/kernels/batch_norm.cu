@@ -20,8 +20,8 @@
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
 #include "kernels/launch_config.cuh"
-#include "kernels/op_call.h"
 #include "kernels/norm_rows.cuh"
+#include "kernels/op_call.h"
 #include "kernels/param_vector.cuh"
 
 namespace hal_gpu {

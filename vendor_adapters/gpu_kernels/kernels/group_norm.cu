@@ -17,8 +17,8 @@
 #include "kernels/adapter_services.h"
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
-#include "kernels/op_call.h"
 #include "kernels/norm_rows.cuh"
+#include "kernels/op_call.h"
 #include "kernels/param_vector.cuh"
 
 namespace hal_gpu {
