@@ -141,12 +141,6 @@ __device__ __forceinline__ QueryRow query_row(const Geometry& g) {
   return r;
 }
 
-// A warp's row of D values into shared memory as floats times `scale` (the scaled q or k rows).
-template <class T>
-__device__ __forceinline__ void load_scaled_row(float* dst, const T* row, int64_t D, float scale, int lane) {
-  for (int64_t d = lane; d < D; d += kLanes) dst[d] = to_acc<float>(row[d]) * scale;
-}
-
 // rows [0, 32) of a [seq, D] operand starting at `first`, transposed into tile[d * kTileStride + r] as floats
 // (rows past `count` as zeros); every thread of the block takes part.
 template <class T>
@@ -166,7 +160,8 @@ __global__ void __launch_bounds__(kThreads) attention_forward(const T* q, const 
   float* q_rows = shared + g.D * kTileStride;               // [kRows][D], scaled
   const auto [warp, lane, bh, first_row, b, h, hk, i, row_ok] = query_row(g);
   if (row_ok) {
-    load_scaled_row(q_rows + warp * g.D, q + b * g.q[0] + h * g.q[1] + i * g.q[2], g.D, g.scale, lane);
+    const T* qr = q + b * g.q[0] + h * g.q[1] + i * g.q[2];
+    for (int64_t d = lane; d < g.D; d += kLanes) q_rows[warp * g.D + d] = to_acc<float>(qr[d]) * g.scale;
   }
   const T* kb = k + b * g.k[0] + hk * g.k[1];
   const T* vb = v + b * g.v[0] + hk * g.v[1];
@@ -234,7 +229,8 @@ __global__ void __launch_bounds__(kThreads) attention_backward_dq(const T* dout,
 #pragma unroll
   for (int t = 0; t < DPL; ++t) dout_row[t] = grad[t] = 0.f;
   if (row_ok) {
-    load_scaled_row(q_rows + warp * g.D, q + b * g.q[0] + h * g.q[1] + i * g.q[2], g.D, g.scale, lane);
+    const T* qr = q + b * g.q[0] + h * g.q[1] + i * g.q[2];
+    for (int64_t d = lane; d < g.D; d += kLanes) q_rows[warp * g.D + d] = to_acc<float>(qr[d]) * g.scale;
     const T* dor = dout + b * g.dout[0] + h * g.dout[1] + i * g.dout[2];
     const T* orow = out + b * g.o[0] + h * g.o[1] + i * g.o[2];
     float partial = 0.f;
@@ -311,7 +307,8 @@ __global__ void __launch_bounds__(kThreads) attention_backward_dkdv(const T* dou
 #pragma unroll
   for (int t = 0; t < DPL; ++t) v_row[t] = grad_k[t] = grad_v[t] = 0.f;
   if (key_ok) {
-    load_scaled_row(k_rows + warp * g.D, k + b * g.k[0] + hk * g.k[1] + j * g.k[2], g.D, g.scale, lane);
+    const T* kr = k + b * g.k[0] + hk * g.k[1] + j * g.k[2];
+    for (int64_t d = lane; d < g.D; d += kLanes) k_rows[warp * g.D + d] = to_acc<float>(kr[d]) * g.scale;
     const T* vr = v + b * g.v[0] + hk * g.v[1] + j * g.v[2];
 #pragma unroll
     for (int t = 0; t < DPL; ++t) {

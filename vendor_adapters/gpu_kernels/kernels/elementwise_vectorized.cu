@@ -1,4 +1,3 @@
-#include "kernels/elementwise_pack.cuh"
 #include "kernels/elementwise_vectorized.h"
 #include "kernels/family_support.cuh"
 #include "kernels/gpu_runtime.h"
@@ -49,7 +48,15 @@ __global__ void __launch_bounds__(kThreads) vectorized_kernel(int64_t n, S* out,
         for (int j = 0; j < V; ++j) x[k][j] = in.value[k];
       }
     }
-    reinterpret_cast<Pack<S>*>(out)[i] = apply_op_to_pack<OP, S>(x, p);
+    Pack<S> r;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      float v[kArity];
+#pragma unroll
+      for (int k = 0; k < kArity; ++k) v[k] = x[k][j];
+      r.v[j] = from_acc<S>(apply_op<OP, float>(v, p));
+    }
+    reinterpret_cast<Pack<S>*>(out)[i] = r;
   }
   // The last n % V elements, one per thread.
   const int64_t t = packs * V + first;

@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "kernels/elementwise_ops.cuh"
-#include "kernels/elementwise_pack.cuh"
 #include "kernels/elementwise_scalars.cuh"
 #include "kernels/family_support.cuh"
 #include "kernels/gpu_runtime.h"
@@ -89,7 +88,15 @@ __device__ __forceinline__ void run_chunk(const Group<T>& g, int64_t begin, int6
           for (int j = 0; j < V; ++j) x[k][j] = value[k];
         }
       }
-      *reinterpret_cast<Pack<S>*>(out + i) = ew::apply_op_to_pack<OP, S>(x, p);
+      Pack<S> r;
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        T v[ARITY];
+#pragma unroll
+        for (int k = 0; k < ARITY; ++k) v[k] = x[k][j];
+        r.v[j] = from_acc<S>(ew::apply_op<OP, T>(v, p));
+      }
+      *reinterpret_cast<Pack<S>*>(out + i) = r;
     }
     begin = packed_end;  // the last (end - begin) % V elements, below
     if (begin == end) return;
