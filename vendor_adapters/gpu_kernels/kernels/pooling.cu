@@ -80,26 +80,6 @@ __device__ __forceinline__ Acc window_sum(const T* x, int64_t plane, int64_t ste
   return sum;
 }
 
-// Average pooling's window of output (p, q): the rows and columns inside x, and the divisor (ATen's rule:
-// divisor_override, else the window padded to at most the padded input, else the part inside x).
-struct AvgWindow {
-  int64_t h0, h1, w0, w1, pool_size;
-  __device__ __forceinline__ bool empty() const { return h0 >= h1 || w0 >= w1; }
-  __device__ __forceinline__ int64_t divisor(const Window& k) const {
-    return k.divisor ? k.divisor : k.count_include_pad ? pool_size : (h1 - h0) * (w1 - w0);
-  }
-};
-__device__ __forceinline__ AvgWindow avg_window(int64_t p, int64_t q, const Geometry& g, const Window& k) {
-  int64_t hstart = p * k.sH - k.pH, wstart = q * k.sW - k.pW;
-  int64_t hend = min64(hstart + k.kH, g.H + k.pH), wend = min64(wstart + k.kW, g.W + k.pW);
-  const int64_t pool_size = (hend - hstart) * (wend - wstart);
-  hstart = max64(hstart, 0);
-  wstart = max64(wstart, 0);
-  hend = min64(hend, g.H);
-  wend = min64(wend, g.W);
-  return AvgWindow{hstart, hend, wstart, wend, pool_size};
-}
-
 // The outputs [lo, hi) along one dim whose windows (of `extent` inputs, `stride` apart, `pad` before the
 // first) may hold input h.
 struct Range {
@@ -132,13 +112,20 @@ __global__ void avg_pool_forward(const T* x, T* y, Geometry g, Window k, int64_t
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const Located at = locate_output(i, g);
-    const AvgWindow win = avg_window(at.pos.p, at.pos.q, g, k);
-    if (win.empty()) {
+    int64_t hstart = at.pos.p * k.sH - k.pH, wstart = at.pos.q * k.sW - k.pW;
+    int64_t hend = min64(hstart + k.kH, g.H + k.pH), wend = min64(wstart + k.kW, g.W + k.pW);
+    const int64_t pool_size = (hend - hstart) * (wend - wstart);
+    hstart = max64(hstart, 0);
+    wstart = max64(wstart, 0);
+    hend = min64(hend, g.H);
+    wend = min64(wend, g.W);
+    if (hstart >= hend || wstart >= wend) {
       y[i] = from_acc<T>(Acc(0));
       continue;
     }
-    const Acc sum = window_sum<T, Acc>(x, at.other_plane, at.pos.step, g.W, win.h0, win.h1, win.w0, win.w1);
-    y[i] = from_acc<T>(sum / static_cast<Acc>(win.divisor(k)));
+    const Acc sum = window_sum<T, Acc>(x, at.other_plane, at.pos.step, g.W, hstart, hend, wstart, wend);
+    const int64_t divide = k.divisor ? k.divisor : k.count_include_pad ? pool_size : (hend - hstart) * (wend - wstart);
+    y[i] = from_acc<T>(sum / static_cast<Acc>(divide));
   }
 }
 
@@ -194,9 +181,17 @@ __global__ void avg_pool_backward(const T* dy, T* dx, Geometry g, Window k, int6
     Acc sum = 0;
     for (int64_t ph = hs.lo; ph < hs.hi; ++ph) {
       for (int64_t pw = ws.lo; pw < ws.hi; ++pw) {
-        const AvgWindow win = avg_window(ph, pw, g, k);
-        if (win.empty()) continue;
-        sum += to_acc<Acc>(dy[at.other_plane + (ph * g.OW + pw) * in.step]) / static_cast<Acc>(win.divisor(k));
+        int64_t hstart = ph * k.sH - k.pH, wstart = pw * k.sW - k.pW;
+        int64_t hend = min64(hstart + k.kH, g.H + k.pH), wend = min64(wstart + k.kW, g.W + k.pW);
+        const int64_t pool_size = (hend - hstart) * (wend - wstart);
+        hstart = max64(hstart, 0);
+        wstart = max64(wstart, 0);
+        hend = min64(hend, g.H);
+        wend = min64(wend, g.W);
+        if (hstart >= hend || wstart >= wend) continue;
+        const int64_t divide =
+            k.divisor ? k.divisor : k.count_include_pad ? pool_size : (hend - hstart) * (wend - wstart);
+        sum += to_acc<Acc>(dy[at.other_plane + (ph * g.OW + pw) * in.step]) / static_cast<Acc>(divide);
       }
     }
     dx[i] = from_acc<T>(sum);
