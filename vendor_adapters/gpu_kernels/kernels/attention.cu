@@ -100,6 +100,47 @@ __device__ __forceinline__ float reduce_scatter(float (&part)[kTile], int lane) 
   return part[0];
 }
 
+// The step both backward kernels end a tile with: ds = p (dp - delta) scale for this lane's row of the
+// tile, dp being the warp's total of `part` for it (reduce_scatter), then grad[d] += sum_r ds_r tile[d][r]
+// over the tile's first `rows` rows, for this lane's dims (dq from the keys' tile, dk from the queries').
+template <int DPL>
+__device__ __forceinline__ void add_ds_times_tile(float (&grad)[DPL], float (&part)[kTile], float p, float row_delta,
+                                                  float scale, const float* tile, int rows, int64_t D, int lane) {
+  const float dp = reduce_scatter(part, lane);
+  const float ds = p * (dp - row_delta) * scale;
+HAL_UNROLL_4
+  for (int r = 0; r < rows; ++r) {
+    const float dsr = shuffle(ds, r);
+#pragma unroll
+    for (int t = 0; t < DPL; ++t) {
+      const int64_t d = lane + kLanes * t;
+      if (d < D) grad[t] += dsr * tile[d * kTileStride + r];
+    }
+  }
+}
+
+// The query row of this thread's warp in the forward and dq kernels (a block takes kRows rows of one
+// (batch, head); the last block of a head may hold fewer), with the batch, head and key/value head it reads.
+struct QueryRow {
+  int warp, lane;
+  int64_t bh, first_row, b, h, hk, i;
+  bool ok;  // i < L
+};
+__device__ __forceinline__ QueryRow query_row(const Geometry& g) {
+  QueryRow r;
+  r.warp = threadIdx.x / kLanes;
+  r.lane = threadIdx.x % kLanes;
+  const int64_t row_blocks = (g.L + kRows - 1) / kRows;
+  r.bh = blockIdx.x / row_blocks;
+  r.first_row = (blockIdx.x % row_blocks) * kRows;
+  r.b = r.bh / g.Hq;
+  r.h = r.bh % g.Hq;
+  r.hk = r.h / (g.Hq / g.Hk);
+  r.i = r.first_row + r.warp;
+  r.ok = r.i < g.L;
+  return r;
+}
+
 // rows [0, 32) of a [seq, D] operand starting at `first`, transposed into tile[d * kTileStride + r] as floats
 // (rows past `count` as zeros); every thread of the block takes part.
 template <class T>
@@ -117,12 +158,7 @@ __global__ void __launch_bounds__(kThreads) attention_forward(const T* q, const 
   extern __shared__ float shared[];
   float* k_tile = shared;                                   // [D][kTileStride]
   float* q_rows = shared + g.D * kTileStride;               // [kRows][D], scaled
-  const int warp = threadIdx.x / kLanes, lane = threadIdx.x % kLanes;
-  const int64_t row_blocks = (g.L + kRows - 1) / kRows;
-  const int64_t bh = blockIdx.x / row_blocks, first_row = (blockIdx.x % row_blocks) * kRows;
-  const int64_t b = bh / g.Hq, h = bh % g.Hq, hk = h / (g.Hq / g.Hk);
-  const int64_t i = first_row + warp;
-  const bool row_ok = i < g.L;
+  const auto [warp, lane, bh, first_row, b, h, hk, i, row_ok] = query_row(g);
   if (row_ok) {
     const T* qr = q + b * g.q[0] + h * g.q[1] + i * g.q[2];
     for (int64_t d = lane; d < g.D; d += kLanes) q_rows[warp * g.D + d] = to_acc<float>(qr[d]) * g.scale;
@@ -187,12 +223,7 @@ __global__ void __launch_bounds__(kThreads) attention_backward_dq(const T* dout,
   extern __shared__ float shared[];
   float* k_tile = shared;                       // [D][kTileStride]
   float* q_rows = shared + g.D * kTileStride;   // [kRows][D], scaled
-  const int warp = threadIdx.x / kLanes, lane = threadIdx.x % kLanes;
-  const int64_t row_blocks = (g.L + kRows - 1) / kRows;
-  const int64_t bh = blockIdx.x / row_blocks, first_row = (blockIdx.x % row_blocks) * kRows;
-  const int64_t b = bh / g.Hq, h = bh % g.Hq, hk = h / (g.Hq / g.Hk);
-  const int64_t i = first_row + warp;
-  const bool row_ok = i < g.L;
+  const auto [warp, lane, bh, first_row, b, h, hk, i, row_ok] = query_row(g);
   float dout_row[DPL], grad[DPL];
   float row_delta = 0.f, row_lse = INFINITY;
 #pragma unroll
@@ -247,17 +278,7 @@ __global__ void __launch_bounds__(kThreads) attention_backward_dq(const T* dout,
         }
       }
     }
-    const float dp = reduce_scatter(part, lane);  // dout_i . v_j for this lane's key
-    const float ds = p * (dp - row_delta) * g.scale;
-HAL_UNROLL_4
-    for (int jj = 0; jj < keys; ++jj) {
-      const float dsj = shuffle(ds, jj);
-#pragma unroll
-      for (int t = 0; t < DPL; ++t) {
-        const int64_t d = lane + kLanes * t;
-        if (d < g.D) grad[t] += dsj * k_tile[d * kTileStride + jj];
-      }
-    }
+    add_ds_times_tile(grad, part, p, row_delta, g.scale, k_tile, keys, g.D, lane);
   }
   if (!row_ok) return;
   T* dqr = dq + b * g.dq[0] + h * g.dq[1] + i * g.dq[2];
@@ -337,17 +358,7 @@ __global__ void __launch_bounds__(kThreads) attention_backward_dkdv(const T* dou
           }
         }
       }
-      const float dp = reduce_scatter(part, lane);  // dout_i . v_j for this lane's query
-      const float ds = p * (dp - row_delta) * g.scale;
-HAL_UNROLL_4
-      for (int ii = 0; ii < queries; ++ii) {
-        const float dsi = shuffle(ds, ii);
-#pragma unroll
-        for (int t = 0; t < DPL; ++t) {
-          const int64_t d = lane + kLanes * t;
-          if (d < g.D) grad_k[t] += dsi * q_tile[d * kTileStride + ii];
-        }
-      }
+      add_ds_times_tile(grad_k, part, p, row_delta, g.scale, q_tile, queries, g.D, lane);
     }
   }
   if (!key_ok) return;

@@ -20,14 +20,15 @@
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
 #include "kernels/launch_config.cuh"
+#include "kernels/norm_rows.cuh"
 #include "kernels/op_call.h"
 #include "kernels/param_vector.cuh"
 
 namespace hal_gpu {
 namespace {
 
-constexpr int kFlatThreads = 256;               // channels-first stage 1, and the elementwise passes
-constexpr int kColumnTile = 32, kRowLanes = 8;  // channels-last stage 1
+constexpr int kFlatThreads = 256;  // channels-first stage 1, and the elementwise passes
+// Channels-last stage 1: blocks of kColumnTile channels x kRowLanes row lanes (norm_rows.cuh).
 
 
 // ---- Welford triples ------------------------------------------------------------------------------
@@ -149,16 +150,8 @@ __global__ void bn_grad_sums_channels_last(const T* dy, const T* x, const Acc* m
       s_dyx += g * (to_acc<Acc>(x[r * C + c]) - mu);
     }
   }
-  tile_dy[threadIdx.y][threadIdx.x] = s_dy;
-  tile_dyx[threadIdx.y][threadIdx.x] = s_dyx;
-  __syncthreads();
-  if (threadIdx.y == 0 && c < C) {
-    Acc a = 0, b = 0;
-    for (int k = 0; k < kRowLanes; ++k) {  // fixed order: deterministic
-      a += tile_dy[k][threadIdx.x];
-      b += tile_dyx[k][threadIdx.x];
-    }
-    partial[static_cast<int64_t>(blockIdx.y) * C + c] = Sums2<Acc>{a, b};
+  if (sum_row_lanes(tile_dy, tile_dyx, s_dy, s_dyx, c < C)) {
+    partial[static_cast<int64_t>(blockIdx.y) * C + c] = Sums2<Acc>{s_dy, s_dyx};
   }
 }
 
@@ -288,16 +281,6 @@ bool same_layout(const hal_tensor_t& t, const hal_tensor_t& x) {
   return true;
 }
 
-bool is_channel_vector(const hal_tensor_t& t, int64_t C) {
-  if (is_absent(t)) return true;
-  return t.data != nullptr && t.ndim == 1 && t.shape[0] == C && is_floating(dtype_of(t.dtype));
-}
-
-bool is_acc_vector(const hal_tensor_t& t, int64_t C, DType acc) {
-  return t.data != nullptr && t.ndim == 1 && t.shape[0] == C && (t.strides[0] == 1 || C == 1) &&
-         dtype_of(t.dtype) == acc;
-}
-
 // Chunks of R for stage 1: enough blocks to fill the GPU a few times over, each with work enough to be
 // worth a block.
 void plan_chunks(Geometry& g, int32_t device) {
@@ -414,7 +397,7 @@ hal_status_t backward(const OpCall& call, Geometry& g) {
   if (!is_acc_vector(in[3], g.C, acc) || !is_acc_vector(in[4], g.C, acc)) {
     return fail(HAL_STATUS_NOT_SUPPORTED, "batch_norm backward: mean/invstd must be [C] of the accumulation type");
   }
-  if ((!is_absent(dx) && !same_layout(dx, in[1])) || !is_channel_vector(dw, g.C) || !is_channel_vector(db, g.C)) {
+  if ((!is_absent(dx) && !same_layout(dx, in[1])) || !is_param_vector(dw, g.C) || !is_param_vector(db, g.C)) {
     return fail(HAL_STATUS_NOT_SUPPORTED, "batch_norm backward: dx must match x, dweight/dbias must be [C]");
   }
   const bool want_dx = !is_absent(dx) && g.R > 0;
@@ -459,8 +442,7 @@ hal_status_t backward(const OpCall& call, Geometry& g) {
 
 hal_status_t launch_batch_norm(const OpCall& call) {
   const bool is_backward = call.op == HAL_OP_BATCH_NORM_BACKWARD;
-  if (is_backward ? (call.num_inputs != 5 || call.num_outputs != 3 || !has_scalars(call, 1))
-                  : (call.num_inputs != 5 || call.num_outputs != 5 || !has_scalars(call, 3))) {
+  if (is_backward ? !has_operands(call, 5, 3, 1) : !has_operands(call, 5, 5, 3)) {
     return fail(HAL_STATUS_NOT_SUPPORTED, "batch_norm: unexpected operands");
   }
   const hal_tensor_t& x = call.inputs[is_backward ? 1 : 0];
@@ -469,18 +451,18 @@ hal_status_t launch_batch_norm(const OpCall& call) {
   if (g.C == 0) return HAL_STATUS_SUCCESS;
   const DType t = dtype_of(x.dtype);
   if (is_backward) {
-    if (!same_layout(call.inputs[0], x) || !is_channel_vector(call.inputs[2], g.C)) {
+    if (!same_layout(call.inputs[0], x) || !is_param_vector(call.inputs[2], g.C)) {
       return fail(HAL_STATUS_NOT_SUPPORTED, "batch_norm backward: dy must match x; weight must be [C]");
     }
   } else {
     if (!same_layout(call.outputs[0], x)) return fail(HAL_STATUS_NOT_SUPPORTED, "batch_norm: y must match x");
     for (int k = 1; k < 5; ++k) {
-      if (!is_channel_vector(call.inputs[k], g.C)) {
+      if (!is_param_vector(call.inputs[k], g.C)) {
         return fail(HAL_STATUS_NOT_SUPPORTED, "batch_norm: weight, bias and running statistics must be [C]");
       }
     }
     for (int k = 3; k < 5; ++k) {
-      if (!is_channel_vector(call.outputs[k], g.C)) {
+      if (!is_param_vector(call.outputs[k], g.C)) {
         return fail(HAL_STATUS_NOT_SUPPORTED, "batch_norm: running statistics must be [C]");
       }
     }

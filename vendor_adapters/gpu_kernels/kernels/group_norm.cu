@@ -17,18 +17,12 @@
 #include "kernels/adapter_services.h"
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
+#include "kernels/norm_rows.cuh"
 #include "kernels/op_call.h"
 #include "kernels/param_vector.cuh"
 
 namespace hal_gpu {
 namespace {
-
-int threads_for_row(int64_t n) {
-  int64_t t = ((n + 31) / 32) * 32;
-  if (t > 512) t = 512;
-  if (t < 32) t = 32;
-  return static_cast<int>(t);
-}
 
 // ---- Group norm ----------------------------------------------------------------------------------------
 template <class T, class Acc>
@@ -39,15 +33,8 @@ __global__ void group_norm_forward(const T* x, Vec weight, Vec bias, T* y, Vec m
   const bool affine = weight.base != nullptr || bias.base != nullptr;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* xr = x + row * L;
-    Acc s = 0;
-    for (int64_t j = threadIdx.x; j < L; j += blockDim.x) s += to_acc<Acc>(xr[j]);
-    const Acc mean = block_reduce<Acc, false>(s, shared) / static_cast<Acc>(L);
-    Acc q = 0;
-    for (int64_t j = threadIdx.x; j < L; j += blockDim.x) {
-      const Acc d = to_acc<Acc>(xr[j]) - mean;
-      q += d * d;
-    }
-    const Acc var = block_reduce<Acc, false>(q, shared) / static_cast<Acc>(L);
+    Acc mean, var;
+    row_mean_var(xr, L, shared, mean, var);
     const Acc rstd = Acc(1) / sqrt(var + eps);
     T* yr = y + row * L;
     if (!affine) {
@@ -181,7 +168,6 @@ __global__ void rms_norm_backward_dx(const T* dy, const T* x, const Acc* rstd, V
 }
 
 // dweight, stage 1: block (32, 8) sums columns [32 * blockIdx.x, +32) over the rows of chunk blockIdx.y.
-constexpr int kColumnTile = 32, kRowLanes = 8;
 template <class T, class Acc>
 __global__ void rms_norm_backward_partials(const T* dy, const T* x, const Acc* rstd, Acc* partial, int64_t M,
                                            int64_t N, int64_t rows_per_chunk) {
@@ -225,17 +211,6 @@ bool is_dense(const hal_tensor_t& t, int ndim, const int64_t* shape, DType dtype
   return true;
 }
 
-// A vector of n floating values (1-D, any stride), or absent.
-bool is_vector(const hal_tensor_t& t, int64_t n) {
-  if (is_absent(t)) return true;
-  return t.data != nullptr && t.ndim == 1 && t.shape[0] == n && is_floating(dtype_of(t.dtype));
-}
-
-bool is_acc_vector(const hal_tensor_t& t, int64_t n, DType acc) {
-  return t.data != nullptr && t.ndim == 1 && t.shape[0] == n && (t.strides[0] == 1 || n == 1) &&
-         dtype_of(t.dtype) == acc;
-}
-
 template <class T>
 using AccOf = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
 template <class T>
@@ -249,8 +224,8 @@ hal_status_t group_norm(const OpCall& call, int64_t N, int64_t C, int64_t HxW, i
   const int64_t D = C / G, rows = N * G;
   const hal_tensor_t* in = call.inputs;
   const hal_tensor_t* out = call.outputs;
-  if (!is_vector(in[1], C) || !is_vector(in[2], C) || is_absent(out[1]) || is_absent(out[2]) ||
-      !is_vector(out[1], rows) || !is_vector(out[2], rows)) {
+  if (!is_param_vector(in[1], C) || !is_param_vector(in[2], C) || is_absent(out[1]) || is_absent(out[2]) ||
+      !is_param_vector(out[1], rows) || !is_param_vector(out[2], rows)) {
     return fail(HAL_STATUS_NOT_SUPPORTED, "group_norm: weight/bias must be [C], mean/rstd [N * G]");
   }
   const Acc eps = static_cast<Acc>(scalar_as_double(op_scalar(call, 1)));
@@ -269,8 +244,8 @@ hal_status_t group_norm_backward(const OpCall& call, int64_t N, int64_t C, int64
   const hal_tensor_t& dw = call.outputs[1];
   const hal_tensor_t& db = call.outputs[2];
   const int64_t shape[3] = {N, C, HxW};
-  if (is_absent(in[2]) || is_absent(in[3]) || !is_vector(in[2], rows) || !is_vector(in[3], rows) ||
-      !is_vector(in[4], C) || !is_vector(dw, C) || !is_vector(db, C) ||
+  if (is_absent(in[2]) || is_absent(in[3]) || !is_param_vector(in[2], rows) || !is_param_vector(in[3], rows) ||
+      !is_param_vector(in[4], C) || !is_param_vector(dw, C) || !is_param_vector(db, C) ||
       (!is_absent(dx) && !is_dense(dx, 3, shape, dtype_of(in[1].dtype)))) {
     return fail(HAL_STATUS_NOT_SUPPORTED, "group_norm backward: unexpected operands");
   }
@@ -305,8 +280,7 @@ hal_status_t group_norm_backward(const OpCall& call, int64_t N, int64_t C, int64
 
 hal_status_t run_group_norm(const OpCall& call) {
   const bool is_backward = call.op == HAL_OP_GROUP_NORM_BACKWARD;
-  if (is_backward ? (call.num_inputs != 5 || call.num_outputs != 3 || !has_scalars(call, 1))
-                  : (call.num_inputs != 3 || call.num_outputs != 3 || !has_scalars(call, 2))) {
+  if (is_backward ? !has_operands(call, 5, 3, 1) : !has_operands(call, 3, 3, 2)) {
     return fail(HAL_STATUS_NOT_SUPPORTED, "group_norm: unexpected operands");
   }
   const hal_tensor_t& x = call.inputs[is_backward ? 1 : 0];
@@ -336,7 +310,7 @@ template <class T>
 hal_status_t rms_norm(const OpCall& call, int64_t M, int64_t N) {
   using Acc = AccOf<T>;
   const hal_tensor_t* out = call.outputs;
-  if (!is_vector(call.inputs[1], N) || (!is_absent(out[1]) && !is_acc_vector(out[1], M, acc_dtype<T>()))) {
+  if (!is_param_vector(call.inputs[1], N) || (!is_absent(out[1]) && !is_acc_vector(out[1], M, acc_dtype<T>()))) {
     return fail(HAL_STATUS_NOT_SUPPORTED, "rms_norm: weight must be [N], rstd [M] of the accumulation type");
   }
   Acc* rstd = is_absent(out[1]) ? nullptr : reinterpret_cast<Acc*>(element0(out[1]));
@@ -354,7 +328,7 @@ hal_status_t rms_norm_backward(const OpCall& call, int64_t M, int64_t N) {
   const hal_tensor_t& dx = call.outputs[0];
   const hal_tensor_t& dw = call.outputs[1];
   const int64_t shape[2] = {M, N};
-  if (!is_acc_vector(in[2], M, acc_dtype<T>()) || !is_vector(in[3], N) || !is_vector(dw, N) ||
+  if (!is_acc_vector(in[2], M, acc_dtype<T>()) || !is_param_vector(in[3], N) || !is_param_vector(dw, N) ||
       (!is_absent(dx) && !is_dense(dx, 2, shape, dtype_of(in[1].dtype)))) {
     return fail(HAL_STATUS_NOT_SUPPORTED, "rms_norm backward: unexpected operands");
   }
@@ -370,12 +344,7 @@ hal_status_t rms_norm_backward(const OpCall& call, int64_t M, int64_t N) {
     }
   }
   if (is_absent(dw)) return HAL_STATUS_SUCCESS;
-  // Chunks of rows: at most 1024 chunks, at least 64 rows each (a multiple of the 8 row lanes).
-  int64_t rows_per_chunk = (M + 1023) / 1024;
-  if (rows_per_chunk < 64) rows_per_chunk = 64;
-  rows_per_chunk = (rows_per_chunk + kRowLanes - 1) / kRowLanes * kRowLanes;
-  const int64_t chunks = (M + rows_per_chunk - 1) / rows_per_chunk;
-  const int64_t column_tiles = (N + kColumnTile - 1) / kColumnTile;
+  const auto [rows_per_chunk, chunks, column_tiles] = column_chunks(M, N);
   if (column_tiles > 0x7fffffffLL) return fail(HAL_STATUS_NOT_SUPPORTED, "rms_norm backward: N too large");
   StreamScratch scratch(call.device, call.stream, static_cast<size_t>(chunks * N) * sizeof(Acc));
   if (!scratch.ok()) return fail(HAL_STATUS_OUT_OF_DEVICE_MEMORY, "rms_norm backward: no scratch memory");
@@ -393,8 +362,7 @@ hal_status_t rms_norm_backward(const OpCall& call, int64_t M, int64_t N) {
 
 hal_status_t run_rms_norm(const OpCall& call) {
   const bool is_backward = call.op == HAL_OP_RMS_NORM_BACKWARD;
-  if (is_backward ? (call.num_inputs != 4 || call.num_outputs != 2)
-                  : (call.num_inputs != 2 || call.num_outputs != 2 || !has_scalars(call, 1))) {
+  if (is_backward ? !has_operands(call, 4, 2) : !has_operands(call, 2, 2, 1)) {
     return fail(HAL_STATUS_NOT_SUPPORTED, "rms_norm: unexpected operands");
   }
   const hal_tensor_t& x = call.inputs[is_backward ? 1 : 0];

@@ -245,19 +245,28 @@ hal_status_t select_rows(const OpCall& call, int64_t K, int64_t row_bytes, int64
       operand_of(index), index.strides[0], K, units, self_rows);
 }
 
-hal_status_t index_select(const OpCall& call) {
-  if (call.num_inputs != 2 || call.num_outputs != 1 || !has_scalars(call, 1)) {
-    return fail(HAL_STATUS_NOT_SUPPORTED, "index_select: unexpected operands");
-  }
+// INDEX_SELECT's and GATHER's operands: inputs self and index (int64 or int32: 1-D for index_select, of
+// self's rank for gather), output out of self's rank and dtype, and dim (the op's scalar, wrapped) within
+// self's rank. Sets dim; nullptr, or what is wrong.
+const char* check_selection(const OpCall& call, bool vector_index, int64_t& dim) {
+  if (!has_operands(call, 2, 1, 1)) return "unexpected operands";
   const hal_tensor_t& self = call.inputs[0];
   const hal_tensor_t& index = call.inputs[1];
   const hal_tensor_t& out = call.outputs[0];
-  if (self.ndim < 1 || out.ndim != self.ndim || index.ndim != 1 || !is_index_dtype(index) ||
-      dtype_of(out.dtype) != dtype_of(self.dtype) || dtype_of(self.dtype) == DType::Unsupported) {
-    return fail(HAL_STATUS_NOT_SUPPORTED, "index_select: expected self [..], index [K] int64/int32, out of self's dtype");
+  if (self.ndim < 1 || out.ndim != self.ndim || index.ndim != (vector_index ? 1 : self.ndim) ||
+      !is_index_dtype(index) || dtype_of(out.dtype) != dtype_of(self.dtype) ||
+      dtype_of(self.dtype) == DType::Unsupported) {
+    return vector_index ? "expected self [..], index [K] int64/int32, out of self's dtype"
+                        : "expected self, index and out of one rank";
   }
-  const int64_t dim = wrap_dim(scalar_as_int(op_scalar(call, 0)), self.ndim);
-  if (dim < 0 || dim >= self.ndim) return fail(HAL_STATUS_NOT_SUPPORTED, "index_select: dim out of range");
+  dim = wrap_dim(scalar_as_int(op_scalar(call, 0)), self.ndim);
+  return dim < 0 || dim >= self.ndim ? "dim out of range" : nullptr;
+}
+
+hal_status_t index_select(const OpCall& call) {
+  int64_t dim = 0;
+  if (const char* wrong = check_selection(call, true, dim)) return fail(HAL_STATUS_NOT_SUPPORTED, std::string("index_select: ") + wrong);
+  const hal_tensor_t &self = call.inputs[0], &index = call.inputs[1], &out = call.outputs[0];
   const int64_t K = index.shape[0];
   for (int d = 0; d < self.ndim; ++d) {
     if (out.shape[d] != (d == dim ? K : self.shape[d])) {
@@ -286,18 +295,9 @@ hal_status_t index_select(const OpCall& call) {
 }
 
 hal_status_t gather(const OpCall& call) {
-  if (call.num_inputs != 2 || call.num_outputs != 1 || !has_scalars(call, 1)) {
-    return fail(HAL_STATUS_NOT_SUPPORTED, "gather: unexpected operands");
-  }
-  const hal_tensor_t& self = call.inputs[0];
-  const hal_tensor_t& index = call.inputs[1];
-  const hal_tensor_t& out = call.outputs[0];
-  if (self.ndim < 1 || index.ndim != self.ndim || out.ndim != self.ndim || !is_index_dtype(index) ||
-      dtype_of(out.dtype) != dtype_of(self.dtype) || dtype_of(self.dtype) == DType::Unsupported) {
-    return fail(HAL_STATUS_NOT_SUPPORTED, "gather: expected self, index and out of one rank");
-  }
-  const int64_t dim = wrap_dim(scalar_as_int(op_scalar(call, 0)), self.ndim);
-  if (dim < 0 || dim >= self.ndim) return fail(HAL_STATUS_NOT_SUPPORTED, "gather: dim out of range");
+  int64_t dim = 0;
+  if (const char* wrong = check_selection(call, false, dim)) return fail(HAL_STATUS_NOT_SUPPORTED, std::string("gather: ") + wrong);
+  const hal_tensor_t &self = call.inputs[0], &index = call.inputs[1], &out = call.outputs[0];
   for (int d = 0; d < self.ndim; ++d) {
     if (out.shape[d] != index.shape[d] || (d != dim && index.shape[d] > self.shape[d])) {
       return fail(HAL_STATUS_NOT_SUPPORTED, "gather: index larger than self outside dim");
@@ -314,7 +314,7 @@ hal_status_t gather(const OpCall& call) {
 }
 
 hal_status_t scatter(const OpCall& call) {
-  if (call.num_inputs != 2 || call.num_outputs != 1) return fail(HAL_STATUS_NOT_SUPPORTED, "scatter: unexpected operands");
+  if (!has_operands(call, 2, 1)) return fail(HAL_STATUS_NOT_SUPPORTED, "scatter: unexpected operands");
   const hal_tensor_t& index = call.inputs[0];
   const hal_tensor_t& src = call.inputs[1];
   const hal_tensor_t& out = call.outputs[0];
@@ -362,7 +362,7 @@ hal_status_t scatter(const OpCall& call) {
 }
 
 hal_status_t index_put(const OpCall& call) {
-  if (call.num_inputs != 2 || call.num_outputs != 1 || !has_scalars(call, 1)) {
+  if (!has_operands(call, 2, 1, 1)) {
     return fail(HAL_STATUS_NOT_SUPPORTED, "index_put: unexpected operands");
   }
   const hal_tensor_t& index = call.inputs[0];

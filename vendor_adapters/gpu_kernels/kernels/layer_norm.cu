@@ -15,6 +15,7 @@
 #include "kernels/adapter_services.h"
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
+#include "kernels/norm_rows.cuh"
 #include "kernels/param_vector.cuh"
 
 namespace hal_gpu {
@@ -30,15 +31,8 @@ __global__ void layer_norm_forward(const T* x, Vec weight, Vec bias, T* y, Acc* 
   __shared__ Acc shared[32];
   for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
     const T* xr = x + row * N;
-    Acc s = 0;
-    for (int64_t j = threadIdx.x; j < N; j += blockDim.x) s += to_acc<Acc>(xr[j]);
-    const Acc mean = block_reduce<Acc, false>(s, shared) / static_cast<Acc>(N);
-    Acc q = 0;
-    for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
-      const Acc d = to_acc<Acc>(xr[j]) - mean;
-      q += d * d;
-    }
-    const Acc var = block_reduce<Acc, false>(q, shared) / static_cast<Acc>(N);
+    Acc mean, var;
+    row_mean_var(xr, N, shared, mean, var);
     const Acc rstd = rsqrt_acc(var + eps);
     T* yr = y + row * N;
     for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
@@ -80,7 +74,6 @@ __global__ void layer_norm_backward_dx(const T* dy, const T* x, const Acc* mean,
 
 // Stage 1 of dweight/dbias: block (32, 8) sums columns [32 * blockIdx.x, +32) over the rows of chunk
 // blockIdx.y into partial[chunk][column] (two buffers: dweight's and dbias's).
-constexpr int kColumnTile = 32, kRowLanes = 8;
 template <class T, class Acc>
 __global__ void layer_norm_backward_partials(const T* dy, const T* x, const Acc* mean, const Acc* rstd,
                                              Acc* partial_w, Acc* partial_b, int64_t M, int64_t N,
@@ -99,17 +92,9 @@ __global__ void layer_norm_backward_partials(const T* dy, const T* x, const Acc*
       if (partial_w) sw += g * (to_acc<Acc>(x[row * N + col]) - mean[row]) * rstd[row];
     }
   }
-  tile_w[threadIdx.y][threadIdx.x] = sw;
-  tile_b[threadIdx.y][threadIdx.x] = sb;
-  __syncthreads();
-  if (threadIdx.y == 0 && col < N) {
-    Acc tw = 0, tb = 0;
-    for (int k = 0; k < kRowLanes; ++k) {  // fixed order: deterministic
-      tw += tile_w[k][threadIdx.x];
-      tb += tile_b[k][threadIdx.x];
-    }
-    if (partial_w) partial_w[chunk * N + col] = tw;
-    if (partial_b) partial_b[chunk * N + col] = tb;
+  if (sum_row_lanes(tile_w, tile_b, sw, sb, col < N)) {
+    if (partial_w) partial_w[chunk * N + col] = sw;
+    if (partial_b) partial_b[chunk * N + col] = sb;
   }
 }
 
@@ -134,26 +119,8 @@ __global__ void layer_norm_backward_columns(const Acc* partial_w, const Acc* par
   }
 }
 
-int threads_for_row(int64_t N) {
-  int64_t t = ((N + 31) / 32) * 32;
-  if (t > 512) t = 512;
-  if (t < 32) t = 32;
-  return static_cast<int>(t);
-}
-
-bool is_vector(const hal_tensor_t& t, int64_t N) {
-  if (is_absent(t)) return true;
-  if (t.data == nullptr || t.ndim != 1 || t.shape[0] != N || !is_floating(dtype_of(t.dtype))) return false;
-  return true;
-}
-
 bool is_rows(const hal_tensor_t& t, int64_t M, int64_t N) {
   return t.data != nullptr && t.ndim == 2 && t.shape[0] == M && t.shape[1] == N && is_contiguous(t);
-}
-
-bool is_stats(const hal_tensor_t& t, int64_t M, DType acc) {
-  return t.data != nullptr && t.ndim == 1 && t.shape[0] == M && (t.strides[0] == 1 || M == 1) &&
-         dtype_of(t.dtype) == acc;
 }
 
 template <class T>
@@ -162,7 +129,7 @@ hal_status_t forward(const OpCall& call, int64_t M, int64_t N) {
   const hal_tensor_t* out = call.outputs;
   const DType acc = std::is_same<Acc, double>::value ? DType::F64 : DType::F32;
   for (int k = 1; k < 3; ++k) {
-    if (k < call.num_outputs && !is_absent(out[k]) && !is_stats(out[k], M, acc)) {
+    if (k < call.num_outputs && !is_absent(out[k]) && !is_acc_vector(out[k], M, acc)) {
       return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm: mean/rstd must be [M] of the accumulation type");
     }
   }
@@ -182,13 +149,13 @@ hal_status_t backward(const OpCall& call, int64_t M, int64_t N) {
   const hal_tensor_t& dx = call.outputs[0];
   const hal_tensor_t& dw = call.outputs[1];
   const hal_tensor_t& db = call.outputs[2];
-  if (!is_stats(call.inputs[2], M, acc) || !is_stats(call.inputs[3], M, acc)) {
+  if (!is_acc_vector(call.inputs[2], M, acc) || !is_acc_vector(call.inputs[3], M, acc)) {
     return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm backward: mean/rstd must be [M] of the accumulation type");
   }
   if (!is_absent(dx) && (dx.data == nullptr || dx.ndim != 2 || dx.shape[0] != M || dx.shape[1] != N)) {
     return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm backward: dx must be [M, N]");
   }
-  if (!is_vector(dw, N) || !is_vector(db, N)) {
+  if (!is_param_vector(dw, N) || !is_param_vector(db, N)) {
     return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm backward: dweight/dbias must be [N] floating");
   }
   const T* dy = reinterpret_cast<const T*>(element0(call.inputs[0]));
@@ -205,12 +172,7 @@ hal_status_t backward(const OpCall& call, int64_t M, int64_t N) {
   }
   const bool want_w = !is_absent(dw), want_b = !is_absent(db);
   if (!want_w && !want_b) return HAL_STATUS_SUCCESS;
-  // Chunks of rows: at most 1024 chunks, at least 64 rows each (a multiple of the 8 row lanes).
-  int64_t rows_per_chunk = (M + 1023) / 1024;
-  if (rows_per_chunk < 64) rows_per_chunk = 64;
-  rows_per_chunk = (rows_per_chunk + kRowLanes - 1) / kRowLanes * kRowLanes;
-  const int64_t chunks = (M + rows_per_chunk - 1) / rows_per_chunk;
-  const int64_t column_tiles = (N + kColumnTile - 1) / kColumnTile;
+  const auto [rows_per_chunk, chunks, column_tiles] = column_chunks(M, N);
   if (column_tiles > 0x7fffffffLL) return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm backward: N too large");
   const size_t partials_bytes = static_cast<size_t>(chunks * N) * sizeof(Acc);
   StreamScratch scratch(call.device, call.stream, partials_bytes * ((want_w ? 1 : 0) + (want_b ? 1 : 0)));
@@ -234,8 +196,7 @@ hal_status_t backward(const OpCall& call, int64_t M, int64_t N) {
 hal_status_t launch_layer_norm(const OpCall& call) {
   const bool is_backward = call.op == HAL_OP_LAYER_NORM_BACKWARD;
   if (call.op != HAL_OP_LAYER_NORM && !is_backward) return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm: unknown op");
-  if (is_backward ? (call.num_inputs != 5 || call.num_outputs != 3)
-                  : (call.num_inputs != 3 || call.num_outputs != 3 || !has_scalars(call, 1))) {
+  if (is_backward ? !has_operands(call, 5, 3) : !has_operands(call, 3, 3, 1)) {
     return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm: unexpected operands");
   }
   const hal_tensor_t& x = call.inputs[is_backward ? 1 : 0];
@@ -246,12 +207,12 @@ hal_status_t launch_layer_norm(const OpCall& call) {
   const DType t = dtype_of(x.dtype);
   if (!is_rows(x, M, N)) return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm: x must be contiguous");
   if (is_backward) {
-    if (!is_rows(call.inputs[0], M, N) || dtype_of(call.inputs[0].dtype) != t || !is_vector(call.inputs[4], N)) {
+    if (!is_rows(call.inputs[0], M, N) || dtype_of(call.inputs[0].dtype) != t || !is_param_vector(call.inputs[4], N)) {
       return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm backward: dy must match x; weight must be [N]");
     }
   } else {
-    if (!is_rows(call.outputs[0], M, N) || dtype_of(call.outputs[0].dtype) != t || !is_vector(call.inputs[1], N) ||
-        !is_vector(call.inputs[2], N)) {
+    if (!is_rows(call.outputs[0], M, N) || dtype_of(call.outputs[0].dtype) != t || !is_param_vector(call.inputs[1], N) ||
+        !is_param_vector(call.inputs[2], N)) {
       return fail(HAL_STATUS_NOT_SUPPORTED, "layer_norm: y must match x; weight and bias must be [N]");
     }
   }

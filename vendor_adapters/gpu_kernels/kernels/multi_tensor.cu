@@ -22,6 +22,7 @@
 #include "kernels/family_support.cuh"
 #include "kernels/gpu_runtime.h"
 #include "kernels/kernel_launch.h"
+#include "kernels/multi_tensor_batches.h"
 #include "kernels/op_call.h"
 #include "kernels/tensor_access.cuh"
 
@@ -239,21 +240,9 @@ hal_status_t run_typed(const OpCall& call, int32_t op, DType dtype) {
 
   LaunchArgs<T> a{};
   a.op = op;
-  int64_t blocks = 0;
-  for (const Group<T>& g : groups) {
-    const int64_t needed = (g.numel + kChunk - 1) / kChunk;
-    if (a.num_groups == kMaxGroups || blocks + needed > kMaxBlocks) {
-      if (hal_status_t st = launch_groups<S, T, ARITY>(call, a, blocks); st != HAL_STATUS_SUCCESS) return st;
-      a.num_groups = 0;
-      blocks = 0;
-    }
-    a.groups[a.num_groups] = g;
-    a.first_block[a.num_groups] = static_cast<int32_t>(blocks);
-    ++a.num_groups;
-    blocks += needed;
-  }
-  if (a.num_groups == 0) return HAL_STATUS_SUCCESS;
-  return launch_groups<S, T, ARITY>(call, a, blocks);
+  return launch_in_batches(
+      groups, a, kMaxBlocks, [](const Group<T>& g) { return (g.numel + kChunk - 1) / kChunk; },
+      [&](LaunchArgs<T>& batch, int64_t blocks) { return launch_groups<S, T, ARITY>(call, batch, blocks); });
 }
 
 template <class S, class T>

@@ -16,6 +16,7 @@
 #include "kernels/adapter_services.h"
 #include "kernels/gpu_runtime.h"
 #include "kernels/kernel_launch.h"
+#include "kernels/multi_tensor_batches.h"
 #include "kernels/op_call.h"
 #include "kernels/tensor_access.cuh"
 #include "kernels/op_call.h"
@@ -140,24 +141,16 @@ bool read_groups(const hal_tensor_t* tensors, int32_t count, const hal_tensor_t*
 
 // Calls launch(args, blocks) for batches of up to kMaxGroups tensors (empty ones included: their norm still
 // needs writing, by one block that reads nothing).
+// (Each batch's partials follow the previous batch's: partial_base counts the blocks launched before.)
 template <class Launch>
 hal_status_t for_each_batch(const std::vector<Group>& groups, LaunchArgs& a, Launch&& launch) {
-  int64_t blocks = 0;
-  a.num_groups = 0;
-  for (const Group& g : groups) {
-    const int64_t needed = std::max<int64_t>(1, (g.numel + kChunk - 1) / kChunk);
-    if (a.num_groups == kMaxGroups || blocks + needed > kMaxBlocks) {
-      if (hal_status_t st = launch(a, blocks); st != HAL_STATUS_SUCCESS) return st;
-      a.partial_base += blocks;
-      a.num_groups = 0;
-      blocks = 0;
-    }
-    a.groups[a.num_groups] = g;
-    a.first_block[a.num_groups] = static_cast<int32_t>(blocks);
-    ++a.num_groups;
-    blocks += needed;
-  }
-  return a.num_groups == 0 ? HAL_STATUS_SUCCESS : launch(a, blocks);
+  return launch_in_batches(
+      groups, a, kMaxBlocks, [](const Group& g) { return std::max<int64_t>(1, (g.numel + kChunk - 1) / kChunk); },
+      [&](LaunchArgs& batch, int64_t blocks) {
+        const hal_status_t st = launch(batch, blocks);
+        batch.partial_base += blocks;
+        return st;
+      });
 }
 
 template <class T, NormOrder O>

@@ -44,6 +44,13 @@ struct OpCall {
 #undef HAL_GPU_DECLARE_LIBRARY
 #undef HAL_GPU_DECLARE_VENDOR
 
+// The call's operand counts as a family takes them: exactly `inputs` and `outputs` tensors, and at least
+// `scalars` scalars (none needed where it is 0). A family answers NOT_SUPPORTED where they differ.
+inline bool has_operands(const OpCall& call, int inputs, int outputs, int scalars = 0) {
+  return call.num_inputs == inputs && call.num_outputs == outputs &&
+         (scalars == 0 || (call.scalars != nullptr && call.num_scalars >= scalars));
+}
+
 // Records the per-thread message that the adapter's get_last_error() returns; returns `status`.
 hal_status_t fail(hal_status_t status, const char* message);
 inline hal_status_t fail(hal_status_t status, const std::string& message) { return fail(status, message.c_str()); }

@@ -39,4 +39,17 @@ __device__ __forceinline__ void vec_store(const Vec& v, int64_t j, Acc value) {
   if (v.base) store_from<Acc>(v.base + j * v.stride * v.elem_size, v.dtype, value);
 }
 
+// Host-side checks of such operands. A parameter of n values: 1-D of any stride and floating dtype, or
+// absent (read through vec_at/vec_store).
+inline bool is_param_vector(const hal_tensor_t& t, int64_t n) {
+  if (is_absent(t)) return true;
+  return t.data != nullptr && t.ndim == 1 && t.shape[0] == n && is_floating(dtype_of(t.dtype));
+}
+
+// Saved statistics the kernels index as a plain array: present, n dense values of the accumulation type.
+inline bool is_acc_vector(const hal_tensor_t& t, int64_t n, DType acc) {
+  return t.data != nullptr && t.ndim == 1 && t.shape[0] == n && (t.strides[0] == 1 || n == 1) &&
+         dtype_of(t.dtype) == acc;
+}
+
 }  // namespace hal_gpu

@@ -21,20 +21,9 @@
 namespace hal_gpu {
 namespace {
 
-using spatial::has_layout;
-using spatial::locate;
-using spatial::Position;
-using spatial::Located;
+using namespace spatial;  // Geometry, locate_output/locate_input, has_layout, min64/max64 (spatial_index.cuh)
 
 constexpr int kThreads = 256;
-
-// Sizes of a launch, and where the planes live: in channels-last, element (h, w) of plane (n, c) is at
-// n * H * W * C + c + (h * W + w) * C; otherwise at (n * C + c) * H * W + h * W + w.
-struct Geometry {
-  int64_t N, C, H, W, OH, OW;
-  bool channels_last;
-  bool small;  // every element index of x and y fits in 31 bits
-};
 
 struct Window {
   int64_t kH, kW, sH, sW, pH, pW, dH, dW;
@@ -51,38 +40,70 @@ __device__ __forceinline__ Acc neg_inf() {
   return -static_cast<Acc>(INFINITY);
 }
 
-__device__ __forceinline__ int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-__device__ __forceinline__ int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 // Adaptive windows: [start_index(o, O, I), end_index(o, O, I)).
 __device__ __forceinline__ int64_t start_index(int64_t a, int64_t b, int64_t c) { return (a / b) * c + ((a % b) * c) / b; }
 __device__ __forceinline__ int64_t end_index(int64_t a, int64_t b, int64_t c) { return 1 + ((a + 1) * c - 1) / b; }
+
+// The largest value of the window rows [h0, h1) step dh, columns [w0, w1) step dw, of the plane at `plane`
+// (adjacent (h, w) `step` apart), and its index h * W + w: ATen's rule, starting from -inf at the window's
+// first index, a larger value or a NaN wins (NaN propagates; ties keep the first index).
+template <class Acc>
+struct Max {
+  Acc value;
+  int64_t index;
+};
+template <class T, class Acc>
+__device__ __forceinline__ Max<Acc> window_max(const T* x, int64_t plane, int64_t step, int64_t W, int64_t h0,
+                                               int64_t h1, int64_t dh, int64_t w0, int64_t w1, int64_t dw) {
+  Acc best = neg_inf<Acc>();
+  int64_t best_index = h0 * W + w0;
+  for (int64_t h = h0; h < h1; h += dh) {
+    for (int64_t w = w0; w < w1; w += dw) {
+      const Acc v = to_acc<Acc>(x[plane + (h * W + w) * step]);
+      if (v > best || is_nan(v)) {
+        best = v;
+        best_index = h * W + w;
+      }
+    }
+  }
+  return Max<Acc>{best, best_index};
+}
+
+// The sum of the window rows [h0, h1), columns [w0, w1) of the plane at `plane`, in row order.
+template <class T, class Acc>
+__device__ __forceinline__ Acc window_sum(const T* x, int64_t plane, int64_t step, int64_t W, int64_t h0, int64_t h1,
+                                          int64_t w0, int64_t w1) {
+  Acc sum = 0;
+  for (int64_t h = h0; h < h1; ++h) {
+    for (int64_t w = w0; w < w1; ++w) sum += to_acc<Acc>(x[plane + (h * W + w) * step]);
+  }
+  return sum;
+}
+
+// The outputs [lo, hi) along one dim whose windows (of `extent` inputs, `stride` apart, `pad` before the
+// first) may hold input h.
+struct Range {
+  int64_t lo, hi;
+};
+__device__ __forceinline__ Range windows_holding(int64_t h, int64_t pad, int64_t extent, int64_t stride, int64_t out) {
+  return Range{h + pad < extent ? 0 : (h + pad - extent) / stride + 1, min64((h + pad) / stride + 1, out)};
+}
 
 // ---- Forward kernels --------------------------------------------------------------------------------------
 template <class T, class Acc>
 __global__ void max_pool_forward(const T* x, T* y, int64_t* indices, Geometry g, Window k, int64_t total) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const Located at = locate(i, g.C, g.OH, g.OW, g.H, g.W, g.channels_last, g.small);
+    const Located at = locate_output(i, g);
     const Position& o = at.pos;
-    const int64_t plane = at.other_plane;
     int64_t hstart = o.p * k.sH - k.pH, wstart = o.q * k.sW - k.pW;
     const int64_t hend = min64(hstart + (k.kH - 1) * k.dH + 1, g.H);
     const int64_t wend = min64(wstart + (k.kW - 1) * k.dW + 1, g.W);
     while (hstart < 0) hstart += k.dH;
     while (wstart < 0) wstart += k.dW;
-    Acc best = neg_inf<Acc>();
-    int64_t best_index = hstart * g.W + wstart;
-    for (int64_t h = hstart; h < hend; h += k.dH) {
-      for (int64_t w = wstart; w < wend; w += k.dW) {
-        const Acc v = to_acc<Acc>(x[plane + (h * g.W + w) * o.step]);
-        if (v > best || is_nan(v)) {
-          best = v;
-          best_index = h * g.W + w;
-        }
-      }
-    }
-    y[i] = from_acc<T>(best);
-    indices[i] = best_index;
+    const Max<Acc> best = window_max<T, Acc>(x, at.other_plane, o.step, g.W, hstart, hend, k.dH, wstart, wend, k.dW);
+    y[i] = from_acc<T>(best.value);
+    indices[i] = best.index;
   }
 }
 
@@ -90,10 +111,8 @@ template <class T, class Acc>
 __global__ void avg_pool_forward(const T* x, T* y, Geometry g, Window k, int64_t total) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const Located at = locate(i, g.C, g.OH, g.OW, g.H, g.W, g.channels_last, g.small);
-    const Position& o = at.pos;
-    const int64_t plane = at.other_plane;
-    int64_t hstart = o.p * k.sH - k.pH, wstart = o.q * k.sW - k.pW;
+    const Located at = locate_output(i, g);
+    int64_t hstart = at.pos.p * k.sH - k.pH, wstart = at.pos.q * k.sW - k.pW;
     int64_t hend = min64(hstart + k.kH, g.H + k.pH), wend = min64(wstart + k.kW, g.W + k.pW);
     const int64_t pool_size = (hend - hstart) * (wend - wstart);
     hstart = max64(hstart, 0);
@@ -104,10 +123,7 @@ __global__ void avg_pool_forward(const T* x, T* y, Geometry g, Window k, int64_t
       y[i] = from_acc<T>(Acc(0));
       continue;
     }
-    Acc sum = 0;
-    for (int64_t h = hstart; h < hend; ++h) {
-      for (int64_t w = wstart; w < wend; ++w) sum += to_acc<Acc>(x[plane + (h * g.W + w) * o.step]);
-    }
+    const Acc sum = window_sum<T, Acc>(x, at.other_plane, at.pos.step, g.W, hstart, hend, wstart, wend);
     const int64_t divide = k.divisor ? k.divisor : k.count_include_pad ? pool_size : (hend - hstart) * (wend - wstart);
     y[i] = from_acc<T>(sum / static_cast<Acc>(divide));
   }
@@ -117,30 +133,16 @@ template <class T, class Acc, bool kMax>
 __global__ void adaptive_pool_forward(const T* x, T* y, int64_t* indices, Geometry g, int64_t total) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const Located at = locate(i, g.C, g.OH, g.OW, g.H, g.W, g.channels_last, g.small);
+    const Located at = locate_output(i, g);
     const Position& o = at.pos;
-    const int64_t plane = at.other_plane;
     const int64_t h0 = start_index(o.p, g.OH, g.H), h1 = end_index(o.p, g.OH, g.H);
     const int64_t w0 = start_index(o.q, g.OW, g.W), w1 = end_index(o.q, g.OW, g.W);
     if (kMax) {
-      Acc best = neg_inf<Acc>();
-      int64_t best_index = h0 * g.W + w0;
-      for (int64_t h = h0; h < h1; ++h) {
-        for (int64_t w = w0; w < w1; ++w) {
-          const Acc v = to_acc<Acc>(x[plane + (h * g.W + w) * o.step]);
-          if (v > best || is_nan(v)) {
-            best = v;
-            best_index = h * g.W + w;
-          }
-        }
-      }
-      y[i] = from_acc<T>(best);
-      indices[i] = best_index;
+      const Max<Acc> best = window_max<T, Acc>(x, at.other_plane, o.step, g.W, h0, h1, 1, w0, w1, 1);
+      y[i] = from_acc<T>(best.value);
+      indices[i] = best.index;
     } else {
-      Acc sum = 0;
-      for (int64_t h = h0; h < h1; ++h) {
-        for (int64_t w = w0; w < w1; ++w) sum += to_acc<Acc>(x[plane + (h * g.W + w) * o.step]);
-      }
+      const Acc sum = window_sum<T, Acc>(x, at.other_plane, o.step, g.W, h0, h1, w0, w1);
       y[i] = from_acc<T>(sum / static_cast<Acc>((h1 - h0) * (w1 - w0)));
     }
   }
@@ -152,19 +154,15 @@ __global__ void max_pool_backward(const T* dy, const int64_t* indices, T* dx, Ge
   const int64_t extent_h = (k.kH - 1) * k.dH + 1, extent_w = (k.kW - 1) * k.dW + 1;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const Located at = locate(i, g.C, g.H, g.W, g.OH, g.OW, g.channels_last, g.small);
+    const Located at = locate_input(i, g);
     const Position& in = at.pos;
-    const int64_t plane = at.other_plane;
-    const int64_t h = in.p, w = in.q;
-    const int64_t ph0 = h + k.pH < extent_h ? 0 : (h + k.pH - extent_h) / k.sH + 1;
-    const int64_t ph1 = min64((h + k.pH) / k.sH + 1, g.OH);
-    const int64_t pw0 = w + k.pW < extent_w ? 0 : (w + k.pW - extent_w) / k.sW + 1;
-    const int64_t pw1 = min64((w + k.pW) / k.sW + 1, g.OW);
-    const int64_t target = h * g.W + w;
+    const Range hs = windows_holding(in.p, k.pH, extent_h, k.sH, g.OH);
+    const Range ws = windows_holding(in.q, k.pW, extent_w, k.sW, g.OW);
+    const int64_t target = in.p * g.W + in.q;
     Acc sum = 0;
-    for (int64_t ph = ph0; ph < ph1; ++ph) {
-      for (int64_t pw = pw0; pw < pw1; ++pw) {
-        const int64_t offset = plane + (ph * g.OW + pw) * in.step;
+    for (int64_t ph = hs.lo; ph < hs.hi; ++ph) {
+      for (int64_t pw = ws.lo; pw < ws.hi; ++pw) {
+        const int64_t offset = at.other_plane + (ph * g.OW + pw) * in.step;
         if (indices[offset] == target) sum += to_acc<Acc>(dy[offset]);
       }
     }
@@ -176,17 +174,13 @@ template <class T, class Acc>
 __global__ void avg_pool_backward(const T* dy, T* dx, Geometry g, Window k, int64_t total) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const Located at = locate(i, g.C, g.H, g.W, g.OH, g.OW, g.channels_last, g.small);
+    const Located at = locate_input(i, g);
     const Position& in = at.pos;
-    const int64_t plane = at.other_plane;
-    const int64_t h = in.p, w = in.q;
-    const int64_t ph0 = h + k.pH < k.kH ? 0 : (h + k.pH - k.kH) / k.sH + 1;
-    const int64_t ph1 = min64((h + k.pH) / k.sH + 1, g.OH);
-    const int64_t pw0 = w + k.pW < k.kW ? 0 : (w + k.pW - k.kW) / k.sW + 1;
-    const int64_t pw1 = min64((w + k.pW) / k.sW + 1, g.OW);
+    const Range hs = windows_holding(in.p, k.pH, k.kH, k.sH, g.OH);
+    const Range ws = windows_holding(in.q, k.pW, k.kW, k.sW, g.OW);
     Acc sum = 0;
-    for (int64_t ph = ph0; ph < ph1; ++ph) {
-      for (int64_t pw = pw0; pw < pw1; ++pw) {
+    for (int64_t ph = hs.lo; ph < hs.hi; ++ph) {
+      for (int64_t pw = ws.lo; pw < ws.hi; ++pw) {
         int64_t hstart = ph * k.sH - k.pH, wstart = pw * k.sW - k.pW;
         int64_t hend = min64(hstart + k.kH, g.H + k.pH), wend = min64(wstart + k.kW, g.W + k.pW);
         const int64_t pool_size = (hend - hstart) * (wend - wstart);
@@ -197,7 +191,7 @@ __global__ void avg_pool_backward(const T* dy, T* dx, Geometry g, Window k, int6
         if (hstart >= hend || wstart >= wend) continue;
         const int64_t divide =
             k.divisor ? k.divisor : k.count_include_pad ? pool_size : (hend - hstart) * (wend - wstart);
-        sum += to_acc<Acc>(dy[plane + (ph * g.OW + pw) * in.step]) / static_cast<Acc>(divide);
+        sum += to_acc<Acc>(dy[at.other_plane + (ph * g.OW + pw) * in.step]) / static_cast<Acc>(divide);
       }
     }
     dx[i] = from_acc<T>(sum);
@@ -208,7 +202,7 @@ template <class T, class Acc, bool kMax>
 __global__ void adaptive_pool_backward(const T* dy, const int64_t* indices, T* dx, Geometry g, int64_t total) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const Located at = locate(i, g.C, g.H, g.W, g.OH, g.OW, g.channels_last, g.small);
+    const Located at = locate_input(i, g);
     const Position& in = at.pos;
     const int64_t plane = at.other_plane;
     const int64_t h = in.p, w = in.q;
@@ -241,8 +235,7 @@ enum class Kind { Max, Avg, AdaptiveAvg, AdaptiveMax };
 template <class T>
 hal_status_t run(const OpCall& call, Kind kind, bool backward, const Geometry& g, const Window& k) {
   using Acc = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
-  const int64_t total = backward ? g.N * g.C * g.H * g.W : g.N * g.C * g.OH * g.OW;
-  if (total == 0) return HAL_STATUS_SUCCESS;
+  const int64_t total = g.threads(backward);  // not 0: launch_pooling returned for empty tensors
   const unsigned grid = grid_for(total, kThreads);
   const T* in0 = reinterpret_cast<const T*>(element0(call.inputs[0]));
   T* out0 = reinterpret_cast<T*>(element0(call.outputs[0]));
@@ -311,21 +304,13 @@ hal_status_t launch_pooling(const OpCall& call) {
   }
   const hal_tensor_t& big = backward ? call.outputs[0] : call.inputs[0];    // [N, C, H, W]
   const hal_tensor_t& small = backward ? call.inputs[0] : call.outputs[0];  // [N, C, OH, OW]
-  if (big.ndim != 4 || small.ndim != 4) return fail(HAL_STATUS_NOT_SUPPORTED, "pooling: tensors must be 4-D");
   Geometry g;
-  g.N = big.shape[0];
-  g.C = big.shape[1];
-  g.H = big.shape[2];
-  g.W = big.shape[3];
-  g.OH = small.shape[2];
-  g.OW = small.shape[3];
-  if (small.shape[0] != g.N || small.shape[1] != g.C) return fail(HAL_STATUS_NOT_SUPPORTED, "pooling: shapes differ");
+  if (const char* wrong = read_geometry(big, small, g)) return fail(HAL_STATUS_NOT_SUPPORTED, std::string("pooling: ") + wrong);
   if (g.N * g.C * g.H * g.W == 0 || g.OH * g.OW == 0) {
     // Nothing to read; an empty output, or (backward) a gradient of no outputs, which is zero.
     return backward && g.N * g.C * g.H * g.W != 0 ? fail(HAL_STATUS_NOT_SUPPORTED, "pooling: empty output")
                                                   : HAL_STATUS_SUCCESS;
   }
-  g.small = g.N * g.C * g.H * g.W < (int64_t{1} << 31) && g.N * g.C * g.OH * g.OW < (int64_t{1} << 31);
   // One dense layout for every tensor: contiguous, else channels-last (where both name the same addresses,
   // as for C == 1, either is right).
   const DType t = dtype_of(big.dtype);

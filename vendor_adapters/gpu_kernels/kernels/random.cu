@@ -54,16 +54,26 @@ __device__ __forceinline__ char* position(const Operand& out, const Shape& shape
   return out.base + off * out.elem_size;
 }
 
+// The Philox words of element i: a counter of its own, so each element draws the same values whatever the
+// launch's shape.
+__device__ __forceinline__ Words philox_of(const Counter& ctr, int64_t i) {
+  return philox4x32_10(ctr.offset + static_cast<uint64_t>(i), ctr.seed);
+}
+// Where element i of the output is stored.
+__device__ __forceinline__ char* out_at(const RandomArgs& args, int64_t i) {
+  return position(args.out, args.shape, args.contiguous, i);
+}
+
 #define HAL_FOR_EACH_ELEMENT(i, n)                                                                \
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); \
        i += static_cast<int64_t>(gridDim.x) * blockDim.x)
 
-template <class T>
-__global__ void uniform_floating(RandomArgs args) {
-  const Counter& ctr = args.ctr;
-  const double from = args.a, to = args.b;
-  HAL_FOR_EACH_ELEMENT(i, args.n) {
-    const Words r = philox4x32_10(ctr.offset + static_cast<uint64_t>(i), ctr.seed);
+// The floating distributions: one value of storage type T from an element's Philox words and the op's two
+// parameters (args.a, args.b), written by floating_kernel.
+// UNIFORM in [from, to): a value that rounds up to `to` becomes `from`.
+struct Uniform {
+  template <class T>
+  __device__ static __forceinline__ T value(const Words& r, double from, double to) {
     T v;
     if (std::is_same<T, double>::value) {
       const double d = from + unit_double(join(r.x, r.y)) * (to - from);
@@ -73,32 +83,15 @@ __global__ void uniform_floating(RandomArgs args) {
       v = from_acc<T>(f);
       if (to_acc<double>(v) >= to) v = from_acc<T>(from);
     }
-    *reinterpret_cast<T*>(position(args.out, args.shape, args.contiguous, i)) = v;
+    return v;
   }
-}
+};
 
-__global__ void uniform_integer(RandomArgs args) {
-  const Counter& ctr = args.ctr;
-  const uint64_t range = args.range;
-  HAL_FOR_EACH_ELEMENT(i, args.n) {
-    const Words r = philox4x32_10(ctr.offset + static_cast<uint64_t>(i), ctr.seed);
-    uint64_t draw;
-    if (range == 0) draw = join(r.x, r.y);                       // the full 64-bit range
-    else if (range <= (1ull << 32)) draw = r.x % range;
-    else draw = join(r.x, r.y) % range;
-    const int64_t v = static_cast<int64_t>(static_cast<uint64_t>(args.from) + draw);
-    store_from<int64_t>(position(args.out, args.shape, args.contiguous, i), args.out.dtype, v);
-  }
-}
-
-
-// Box-Muller: z = sqrt(-2 ln u1) cos(2 pi u2), u1 in (0, 1] so the logarithm stays finite.
-template <class T>
-__global__ void normal_kernel(RandomArgs args) {
-  const Counter& ctr = args.ctr;
-  const double mean = args.a, stddev = args.b;
-  HAL_FOR_EACH_ELEMENT(i, args.n) {
-    const Words r = philox4x32_10(ctr.offset + static_cast<uint64_t>(i), ctr.seed);
+// NORMAL (mean, stddev) by Box-Muller: z = sqrt(-2 ln u1) cos(2 pi u2), u1 in (0, 1] so the logarithm stays
+// finite.
+struct Normal {
+  template <class T>
+  __device__ static __forceinline__ T value(const Words& r, double mean, double stddev) {
     T v;
     if (std::is_same<T, double>::value) {
       const double u1 = static_cast<double>((join(r.x, r.y) >> 11) + 1) * 0x1.0p-53;
@@ -107,23 +100,43 @@ __global__ void normal_kernel(RandomArgs args) {
     } else {
       v = from_acc<T>(static_cast<float>(mean) + static_cast<float>(stddev) * normal_float(r));
     }
-    *reinterpret_cast<T*>(position(args.out, args.shape, args.contiguous, i)) = v;
+    return v;
+  }
+};
+
+template <class T, class Distribution>
+__global__ void floating_kernel(RandomArgs args) {
+  const double a = args.a, b = args.b;
+  HAL_FOR_EACH_ELEMENT(i, args.n) {
+    *reinterpret_cast<T*>(out_at(args, i)) = Distribution::template value<T>(philox_of(args.ctr, i), a, b);
+  }
+}
+
+__global__ void uniform_integer(RandomArgs args) {
+  const uint64_t range = args.range;
+  HAL_FOR_EACH_ELEMENT(i, args.n) {
+    const Words r = philox_of(args.ctr, i);
+    uint64_t draw;
+    if (range == 0) draw = join(r.x, r.y);                       // the full 64-bit range
+    else if (range <= (1ull << 32)) draw = r.x % range;
+    else draw = join(r.x, r.y) % range;
+    const int64_t v = static_cast<int64_t>(static_cast<uint64_t>(args.from) + draw);
+    store_from<int64_t>(out_at(args, i), args.out.dtype, v);
   }
 }
 
 // out = u < p, p a tensor of out's shape (p.base set) or the value `a`.
 __global__ void bernoulli_kernel(RandomArgs args) {
-  const Counter& ctr = args.ctr;
   const Operand& p = args.p;
   HAL_FOR_EACH_ELEMENT(i, args.n) {
-    const Words r = philox4x32_10(ctr.offset + static_cast<uint64_t>(i), ctr.seed);
+    const Words r = philox_of(args.ctr, i);
     double prob = args.a;
     if (p.base) {
       int64_t off;
       offsets_of<1>(i, args.shape, &p, &off);
       prob = load_as<double>(p.base + off * p.elem_size, p.dtype);
     }
-    store_from<int64_t>(position(args.out, args.shape, args.contiguous, i), args.out.dtype,
+    store_from<int64_t>(out_at(args, i), args.out.dtype,
                         unit_double(join(r.x, r.y)) < prob ? 1 : 0);
   }
 }
@@ -136,7 +149,7 @@ __global__ void randperm_keys(uint64_t* keys, int64_t n, int64_t padded, int ind
       keys[i] = ~0ull;  // padding sorts last (real keys are smaller: see the file comment)
       continue;
     }
-    const Words r = philox4x32_10(ctr.offset + static_cast<uint64_t>(i), ctr.seed);
+    const Words r = philox_of(ctr, i);
     const uint64_t random_bits = index_bits == 0 ? 0 : (join(r.x, r.y) >> index_bits) << index_bits;
     keys[i] = index_bits == 64 ? static_cast<uint64_t>(i) : (random_bits | static_cast<uint64_t>(i));
   }
@@ -257,9 +270,9 @@ hal_status_t launch_typed(const OpCall& call, RandomArgs args) {
   args.b = scalar_as_double(op_scalar(call, 1));
   const unsigned grid = grid_for(args.n, kThreads);
   if (call.op == HAL_OP_UNIFORM) {
-    return launch_kernel<uniform_floating<T>>("uniform", call.device, grid, kThreads, 0, call.stream, args);
+    return launch_kernel<floating_kernel<T, Uniform>>("uniform", call.device, grid, kThreads, 0, call.stream, args);
   }
-  return launch_kernel<normal_kernel<T>>("normal", call.device, grid, kThreads, 0, call.stream, args);
+  return launch_kernel<floating_kernel<T, Normal>>("normal", call.device, grid, kThreads, 0, call.stream, args);
 }
 
 }  // namespace

@@ -36,12 +36,7 @@ struct Dims {
 };
 
 struct ReduceArgs {
-  const char* in = nullptr;
-  DType in_dtype = DType::Unsupported;
-  int32_t in_size = 0;
-  char* out = nullptr;
-  DType out_dtype = DType::Unsupported;
-  int32_t out_size = 0;
+  Elements in, out;  // element offsets from the args' own geometry (tensor_access.cuh)
   Dims kept, reduced;
   int64_t outputs = 0;  // M: number of output elements
   int64_t length = 0;   // L: elements reduced into each
@@ -66,7 +61,7 @@ struct SumReducer {
   __device__ static Acc combine(Acc a, Acc b) { return a + b; }
   __device__ static void store(char* p, const ReduceArgs& r, Acc a) {
     if (r.op == HAL_OP_MEAN) a = a * (T(1) / static_cast<T>(r.length));
-    store_from<T>(p, r.out_dtype, a);
+    store_from<T>(p, r.out.dtype, a);
   }
 };
 
@@ -76,7 +71,7 @@ struct ProdReducer {
   __device__ static Acc identity() { return T(1); }
   __device__ static Acc push(Acc a, T v, int64_t, const ReduceArgs&) { return a * v; }
   __device__ static Acc combine(Acc a, Acc b) { return a * b; }
-  __device__ static void store(char* p, const ReduceArgs& r, Acc a) { store_from<T>(p, r.out_dtype, a); }
+  __device__ static void store(char* p, const ReduceArgs& r, Acc a) { store_from<T>(p, r.out.dtype, a); }
 };
 
 // amax / amin: a NaN anywhere is the result.
@@ -96,7 +91,7 @@ struct ExtremumReducer {
     return Max ? (a > b ? a : b) : (a < b ? a : b);
   }
   __device__ static Acc push(Acc a, T v, int64_t, const ReduceArgs&) { return combine(a, v); }
-  __device__ static void store(char* p, const ReduceArgs& r, Acc a) { store_from<T>(p, r.out_dtype, a); }
+  __device__ static void store(char* p, const ReduceArgs& r, Acc a) { store_from<T>(p, r.out.dtype, a); }
 };
 
 // argmax / argmin: the first index of the extreme value; a NaN beats every number (its first index wins).
@@ -123,7 +118,7 @@ struct ArgReducer {
   }
   __device__ static Acc push(Acc a, T v, int64_t i, const ReduceArgs&) { return combine(a, Acc{v, i}); }
   __device__ static void store(char* p, const ReduceArgs& r, Acc a) {
-    store_from<int64_t>(p, r.out_dtype, a.index < 0 ? 0 : a.index);
+    store_from<int64_t>(p, r.out.dtype, a.index < 0 ? 0 : a.index);
   }
 };
 
@@ -166,7 +161,7 @@ struct WelfordReducer {
       if constexpr (std::is_same_v<T, float>) var = ::sqrtf(var);
       else var = ::sqrt(var);
     }
-    store_from<T>(p, r.out_dtype, var);
+    store_from<T>(p, r.out.dtype, var);
   }
 };
 
@@ -177,7 +172,7 @@ struct LogicalReducer {
   __device__ static Acc identity() { return All ? 1 : 0; }
   __device__ static Acc combine(Acc a, Acc b) { return All ? (a & b) : (a | b); }
   __device__ static Acc push(Acc a, T v, int64_t, const ReduceArgs&) { return combine(a, v != T(0) ? 1 : 0); }
-  __device__ static void store(char* p, const ReduceArgs& r, Acc a) { store_from<int64_t>(p, r.out_dtype, a); }
+  __device__ static void store(char* p, const ReduceArgs& r, Acc a) { store_from<int64_t>(p, r.out.dtype, a); }
 };
 
 // Vector norms (vector_norm.cuh), the order fixed at compile time.
@@ -189,7 +184,7 @@ struct NormReducer {
   __device__ static Acc combine(Acc a, Acc b) { return N::combine(a, b); }
   __device__ static Acc push(Acc a, T v, int64_t, const ReduceArgs& r) { return N::push(a, v, static_cast<T>(r.ord)); }
   __device__ static void store(char* p, const ReduceArgs& r, Acc a) {
-    store_from<T>(p, r.out_dtype, N::finish(a, static_cast<T>(r.ord)));
+    store_from<T>(p, r.out.dtype, N::finish(a, static_cast<T>(r.ord)));
   }
 };
 
@@ -239,11 +234,11 @@ __global__ void __launch_bounds__(kThreads) reduce_kernel(ReduceArgs a, typename
   int64_t in_off = 0, out_off = 0;
   if (m < a.outputs) {
     kept_offsets(m, a.kept, in_off, out_off);
-    const char* base = a.in + in_off * a.in_size;
+    const char* base = a.in.base + in_off * a.in.size;
     const int64_t parts = static_cast<int64_t>(gridDim.y) * by;
     const bool narrow = a.length < (int64_t{1} << 31);
     for (int64_t r = static_cast<int64_t>(blockIdx.y) * by + ty; r < a.length; r += parts) {
-      acc = R::push(acc, load_as<T>(base + reduced_offset(r, a.reduced, narrow) * a.in_size, a.in_dtype), r, a);
+      acc = R::push(acc, load_as<T>(base + reduced_offset(r, a.reduced, narrow) * a.in.size, a.in.dtype), r, a);
     }
   }
   // Tree over y in shared memory (by is a power of two).
@@ -256,7 +251,7 @@ __global__ void __launch_bounds__(kThreads) reduce_kernel(ReduceArgs a, typename
     __syncthreads();
   }
   if (ty == 0 && m < a.outputs) {
-    if (gridDim.y == 1) R::store(a.out + out_off * a.out_size, a, s[tx]);
+    if (gridDim.y == 1) R::store(a.out.base + out_off * a.out.size, a, s[tx]);
     else partials[static_cast<int64_t>(blockIdx.y) * a.outputs + m] = s[tx];
   }
 }
@@ -270,7 +265,7 @@ __global__ void __launch_bounds__(kThreads) finish_kernel(ReduceArgs a, const ty
     for (int32_t s = 0; s < splits; ++s) acc = R::combine(acc, partials[static_cast<int64_t>(s) * a.outputs + m]);
     int64_t in_off, out_off;
     kept_offsets(m, a.kept, in_off, out_off);
-    R::store(a.out + out_off * a.out_size, a, acc);
+    R::store(a.out.base + out_off * a.out.size, a, acc);
   }
 }
 
@@ -426,12 +421,12 @@ hal_status_t launch_reduction(const OpCall& call) {
   sort_and_merge(kept, nk, true);
 
   ReduceArgs a;
-  a.in = length > 0 ? element0(in) : nullptr;
-  a.in_dtype = in_dtype;
-  a.in_size = dtype_size(in_dtype);
-  a.out = element0(out);
-  a.out_dtype = out_dtype;
-  a.out_size = dtype_size(out_dtype);
+  a.in.base = length > 0 ? element0(in) : nullptr;
+  a.in.dtype = in_dtype;
+  a.in.size = dtype_size(in_dtype);
+  a.out.base = element0(out);
+  a.out.dtype = out_dtype;
+  a.out.size = dtype_size(out_dtype);
   fill_dims(a.kept, kept, nk);
   fill_dims(a.reduced, reduced, nr);
   a.outputs = outputs;

@@ -28,12 +28,7 @@ constexpr int kThreads = 256;  // a power of two (the shared-memory scan's steps
 constexpr int kItems = 4;      // consecutive elements per thread in the block-per-line kernel
 
 struct ScanArgs {
-  const char* in = nullptr;
-  DType in_dtype = DType::Unsupported;
-  int32_t in_size = 0;
-  char* out = nullptr;
-  DType out_dtype = DType::Unsupported;
-  int32_t out_size = 0;
+  Elements in, out;  // element offsets from the args' own geometry (tensor_access.cuh)
   Lines<2> lines;  // [0] input, [1] output (lines.cuh)
   int64_t length = 0;  // elements per line
   int64_t in_step = 0, out_step = 0;  // strides along the scanned dimension
@@ -55,8 +50,8 @@ __global__ void __launch_bounds__(kThreads) scan_thread_per_line(ScanArgs a) {
     const int64_t in_off = off[0], out_off = off[1];
     T acc = C::identity();
     for (int64_t i = 0; i < a.length; ++i) {
-      acc = C::of(acc, load_as<T>(a.in + (in_off + i * a.in_step) * a.in_size, a.in_dtype));
-      store_from<T>(a.out + (out_off + i * a.out_step) * a.out_size, a.out_dtype, acc);
+      acc = C::of(acc, load_as<T>(a.in.base + (in_off + i * a.in_step) * a.in.size, a.in.dtype));
+      store_from<T>(a.out.base + (out_off + i * a.out_step) * a.out.size, a.out.dtype, acc);
     }
   }
 }
@@ -80,7 +75,7 @@ __global__ void __launch_bounds__(kThreads) scan_block_per_line(ScanArgs a) {
 #pragma unroll
       for (int j = 0; j < kItems; ++j) {
         const int64_t i = first + j;
-        if (i < a.length) run = C::of(run, load_as<T>(a.in + (in_off + i * a.in_step) * a.in_size, a.in_dtype));
+        if (i < a.length) run = C::of(run, load_as<T>(a.in.base + (in_off + i * a.in_step) * a.in.size, a.in.dtype));
         v[j] = run;
       }
       // Inclusive scan of the threads' totals (Hillis-Steele; a fixed order of operations).
@@ -96,7 +91,7 @@ __global__ void __launch_bounds__(kThreads) scan_block_per_line(ScanArgs a) {
 #pragma unroll
       for (int j = 0; j < kItems; ++j) {
         const int64_t i = first + j;
-        if (i < a.length) store_from<T>(a.out + (out_off + i * a.out_step) * a.out_size, a.out_dtype, C::of(prefix, v[j]));
+        if (i < a.length) store_from<T>(a.out.base + (out_off + i * a.out_step) * a.out.size, a.out.dtype, C::of(prefix, v[j]));
       }
       carry = C::of(carry, totals[kThreads - 1]);
       __syncthreads();  // totals is rewritten by the next chunk
@@ -126,15 +121,13 @@ hal_status_t dispatch(const OpCall& call, const ScanArgs& a) {
 }  // namespace
 
 hal_status_t launch_scan(const OpCall& call) {
-  if (call.op != HAL_OP_CUMSUM && call.op != HAL_OP_CUMPROD) return HAL_STATUS_NOT_SUPPORTED;
-  if (call.num_inputs != 1 || call.num_outputs != 1 || call.scalars == nullptr || call.num_scalars < 1) {
+  if ((call.op != HAL_OP_CUMSUM && call.op != HAL_OP_CUMPROD) || !has_operands(call, 1, 1, 1)) {
     return HAL_STATUS_NOT_SUPPORTED;
   }
   const hal_tensor_t& in = call.inputs[0];
   const hal_tensor_t& out = call.outputs[0];
-  if (is_scalar_operand(in) || in.ndim < 0 || in.ndim != out.ndim || in.ndim > HAL_MAX_DIMS) return HAL_STATUS_NOT_SUPPORTED;
-  for (int d = 0; d < in.ndim; ++d) {
-    if (in.shape[d] != out.shape[d]) return HAL_STATUS_NOT_SUPPORTED;
+  if (is_scalar_operand(in) || in.ndim < 0 || in.ndim > HAL_MAX_DIMS || !same_shape(in, out)) {
+    return HAL_STATUS_NOT_SUPPORTED;
   }
   const DType in_dtype = dtype_of(in.dtype), out_dtype = dtype_of(out.dtype);
   if (in_dtype == DType::Unsupported || out_dtype == DType::Unsupported) return HAL_STATUS_NOT_SUPPORTED;
@@ -142,18 +135,18 @@ hal_status_t launch_scan(const OpCall& call) {
   if (dim < 0) return fail(HAL_STATUS_INVALID_ARGUMENT, "CUMSUM/CUMPROD: dim out of range");
 
   ScanArgs a;
-  a.in_dtype = in_dtype;
-  a.in_size = dtype_size(in_dtype);
-  a.out_dtype = out_dtype;
-  a.out_size = dtype_size(out_dtype);
+  a.in.dtype = in_dtype;
+  a.in.size = dtype_size(in_dtype);
+  a.out.dtype = out_dtype;
+  a.out.size = dtype_size(out_dtype);
   const hal_tensor_t* const tensors[2] = {&in, &out};
   if (!lines_of(tensors, dim, a.lines)) return HAL_STATUS_NOT_SUPPORTED;
   a.length = a.lines.length[0];
   a.in_step = a.lines.step[0];
   a.out_step = a.lines.step[1];
   if (a.lines.count == 0 || a.length == 0) return HAL_STATUS_SUCCESS;
-  a.in = element0(in);
-  a.out = element0(out);
+  a.in.base = element0(in);
+  a.out.base = element0(out);
   // Compute type as the reductions: float64 when either side is f64, float32 for floats, int64 otherwise.
   if (in_dtype == DType::F64 || out_dtype == DType::F64) return dispatch<double>(call, a);
   if (is_floating(in_dtype) || is_floating(out_dtype)) return dispatch<float>(call, a);

@@ -118,10 +118,7 @@ hal_status_t run(const OpCall& call, SortArgs& a) {
 }  // namespace
 
 hal_status_t launch_sort(const OpCall& call) {
-  if (call.op != HAL_OP_SORT && call.op != HAL_OP_TOPK) return HAL_STATUS_NOT_SUPPORTED;
-  if (call.num_inputs != 1 || call.num_outputs != 2 || call.scalars == nullptr || call.num_scalars < 2) {
-    return HAL_STATUS_NOT_SUPPORTED;
-  }
+  if ((call.op != HAL_OP_SORT && call.op != HAL_OP_TOPK) || !has_operands(call, 1, 2, 2)) return HAL_STATUS_NOT_SUPPORTED;
   const hal_tensor_t& in = call.inputs[0];
   const hal_tensor_t& values = call.outputs[0];
   const hal_tensor_t& indices = call.outputs[1];

@@ -67,6 +67,29 @@ __device__ __forceinline__ Located locate(int64_t i, int64_t C, int64_t P, int64
   return Located{position_in<int64_t>(i, C, P, Q, channels_last), plane_in<int64_t>(i, C, P, Q, P2, Q2, channels_last)};
 }
 
+// The sizes of a launch over x [N, C, H, W] and y [N, C, OH, OW] (pooling's windows, upsampling's output),
+// and where their planes live: in channels-last, element (h, w) of plane (n, c) is at
+// n * H * W * C + c + (h * W + w) * C; otherwise at (n * C + c) * H * W + h * W + w.
+struct Geometry {
+  int64_t N, C, H, W, OH, OW;
+  bool channels_last;
+  bool small;  // every element index of x and y fits in 31 bits
+  // The elements a launch gives a thread each: y's forward, x's backward (the gradient kernels gather).
+  int64_t threads(bool backward) const { return backward ? N * C * H * W : N * C * OH * OW; }
+};
+
+// Element i of y in memory order, and its plane in x (the forward kernels: a thread per output element).
+__device__ __forceinline__ Located locate_output(int64_t i, const Geometry& g) {
+  return locate(i, g.C, g.OH, g.OW, g.H, g.W, g.channels_last, g.small);
+}
+// Element i of x in memory order, and its plane in y (the backward kernels gather: a thread per input element).
+__device__ __forceinline__ Located locate_input(int64_t i, const Geometry& g) {
+  return locate(i, g.C, g.H, g.W, g.OH, g.OW, g.channels_last, g.small);
+}
+
+__device__ __forceinline__ int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+__device__ __forceinline__ int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
 // `t` is [N, C, P, Q] of dtype `d`, contiguous or channels-last as `channels_last` says (size-1 dims aside).
 inline bool has_layout(const hal_tensor_t& t, int64_t N, int64_t C, int64_t P, int64_t Q, bool channels_last, DType d) {
   if (t.data == nullptr || t.ndim != 4 || dtype_of(t.dtype) != d) return false;
@@ -77,6 +100,20 @@ inline bool has_layout(const hal_tensor_t& t, int64_t N, int64_t C, int64_t P, i
     if (shape[k] != 1 && t.strides[k] != (channels_last ? last[k] : first[k])) return false;
   }
   return true;
+}
+
+// The sizes from big [N, C, H, W] and small [N, C, OH, OW] (layout aside): nullptr, or what is wrong.
+inline const char* read_geometry(const hal_tensor_t& big, const hal_tensor_t& small, Geometry& g) {
+  if (big.ndim != 4 || small.ndim != 4) return "tensors must be 4-D";
+  g.N = big.shape[0];
+  g.C = big.shape[1];
+  g.H = big.shape[2];
+  g.W = big.shape[3];
+  g.OH = small.shape[2];
+  g.OW = small.shape[3];
+  if (small.shape[0] != g.N || small.shape[1] != g.C) return "shapes differ";
+  g.small = g.N * g.C * g.H * g.W < (int64_t{1} << 31) && g.N * g.C * g.OH * g.OW < (int64_t{1} << 31);
+  return nullptr;
 }
 
 }  // namespace spatial

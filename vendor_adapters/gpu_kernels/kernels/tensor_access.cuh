@@ -61,6 +61,14 @@ struct Operand {
   int64_t strides[HAL_MAX_DIMS] = {};
 };
 
+// A tensor's element 0, dtype and element size, without its strides: the operands of kernels that find their
+// element offsets themselves (reductions, scans).
+struct Elements {
+  char* base = nullptr;
+  DType dtype = DType::Unsupported;
+  int32_t size = 0;
+};
+
 // The iteration space shared by the operands of an elementwise op.
 struct Shape {
   int32_t ndim = 0;

@@ -62,6 +62,15 @@ inline int64_t numel(const hal_tensor_t& t) {
   return n;
 }
 
+// The same rank and sizes (strides aside).
+inline bool same_shape(const hal_tensor_t& a, const hal_tensor_t& b) {
+  if (a.ndim != b.ndim) return false;
+  for (int d = 0; d < a.ndim; ++d) {
+    if (a.shape[d] != b.shape[d]) return false;
+  }
+  return true;
+}
+
 // Row-major dense, ignoring size-1 dimensions.
 inline bool is_contiguous(const hal_tensor_t& t) {
   int64_t expected = 1;

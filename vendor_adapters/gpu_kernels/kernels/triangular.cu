@@ -56,18 +56,14 @@ __global__ void __launch_bounds__(kThreads) triangle_kernel(TriangleArgs a) {
 }  // namespace
 
 hal_status_t launch_triangular(const OpCall& call) {
-  if (call.op != HAL_OP_TRIL && call.op != HAL_OP_TRIU) return HAL_STATUS_NOT_SUPPORTED;
-  if (call.num_inputs != 1 || call.num_outputs != 1 || call.scalars == nullptr || call.num_scalars < 1) {
-    return HAL_STATUS_NOT_SUPPORTED;
-  }
+  if ((call.op != HAL_OP_TRIL && call.op != HAL_OP_TRIU) || !has_operands(call, 1, 1, 1)) return HAL_STATUS_NOT_SUPPORTED;
   const hal_tensor_t& in = call.inputs[0];
   const hal_tensor_t& out = call.outputs[0];
-  if (is_scalar_operand(in) || in.ndim < 2 || in.ndim != out.ndim || in.ndim > HAL_MAX_DIMS) return HAL_STATUS_NOT_SUPPORTED;
+  if (is_scalar_operand(in) || in.ndim < 2 || in.ndim > HAL_MAX_DIMS || !same_shape(in, out)) {
+    return HAL_STATUS_NOT_SUPPORTED;
+  }
   const DType dtype = dtype_of(out.dtype);
   if (dtype == DType::Unsupported || dtype_of(in.dtype) != dtype) return HAL_STATUS_NOT_SUPPORTED;
-  for (int d = 0; d < in.ndim; ++d) {
-    if (in.shape[d] != out.shape[d]) return HAL_STATUS_NOT_SUPPORTED;
-  }
   TriangleArgs a;
   a.numel = numel(out);
   if (a.numel == 0) return HAL_STATUS_SUCCESS;

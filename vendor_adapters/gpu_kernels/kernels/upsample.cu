@@ -23,21 +23,9 @@
 namespace hal_gpu {
 namespace {
 
-using spatial::has_layout;
-using spatial::locate;
-using spatial::Located;
-using spatial::Position;
+using namespace spatial;  // Geometry, locate_output/locate_input, has_layout, min64/max64 (spatial_index.cuh)
 
 constexpr int kThreads = 256;
-
-struct Geometry {
-  int64_t N, C, H, W, OH, OW;
-  bool channels_last;
-  bool small;  // every element index of x and y fits in 31 bits
-};
-
-__device__ __forceinline__ int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-__device__ __forceinline__ int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 // ---- Nearest --------------------------------------------------------------------------------------------------
 __device__ __forceinline__ int64_t nearest_source(int64_t o, int64_t in, int64_t out, float scale, bool exact) {
@@ -76,7 +64,7 @@ template <class T>
 __global__ void nearest_forward(const T* x, T* y, Geometry g, float scale_h, float scale_w, bool exact, int64_t total) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const Located at = locate(i, g.C, g.OH, g.OW, g.H, g.W, g.channels_last, g.small);
+    const Located at = locate_output(i, g);
     const int64_t h = nearest_source(at.pos.p, g.H, g.OH, scale_h, exact);
     const int64_t w = nearest_source(at.pos.q, g.W, g.OW, scale_w, exact);
     y[i] = x[at.other_plane + (h * g.W + w) * at.pos.step];
@@ -88,7 +76,7 @@ __global__ void nearest_backward(const T* dy, T* dx, Geometry g, float scale_h, 
                                  int64_t total) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const Located at = locate(i, g.C, g.H, g.W, g.OH, g.OW, g.channels_last, g.small);
+    const Located at = locate_input(i, g);
     const int64_t h = at.pos.p, w = at.pos.q;
     int64_t oh0, oh1, ow0, ow1;
     nearest_outputs(h, g.H, g.OH, scale_h, exact, oh0, oh1);
@@ -159,7 +147,7 @@ __global__ void bilinear_forward(const T* x, T* y, Geometry g, Acc scale_h, Acc 
                                  int64_t total) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const Located at = locate(i, g.C, g.OH, g.OW, g.H, g.W, g.channels_last, g.small);
+    const Located at = locate_output(i, g);
     const Lerp<Acc> lh = bilinear_source<Acc>(at.pos.p, g.H, g.OH, scale_h, align_corners);
     const Lerp<Acc> lw = bilinear_source<Acc>(at.pos.q, g.W, g.OW, scale_w, align_corners);
     const T* plane = x + at.other_plane;
@@ -176,7 +164,7 @@ __global__ void bilinear_backward(const T* dy, T* dx, Geometry g, Acc scale_h, A
                                   int64_t total) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const Located at = locate(i, g.C, g.H, g.W, g.OH, g.OW, g.channels_last, g.small);
+    const Located at = locate_input(i, g);
     const int64_t h = at.pos.p, w = at.pos.q;
     int64_t oh0, oh1, ow0, ow1;
     bilinear_outputs<Acc>(h, g.H, g.OH, scale_h, align_corners, oh0, oh1);
@@ -201,8 +189,7 @@ __global__ void bilinear_backward(const T* dy, T* dx, Geometry g, Acc scale_h, A
 template <class T>
 hal_status_t run(const OpCall& call, bool bilinear, bool backward, const Geometry& g) {
   using Acc = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
-  const int64_t total = backward ? g.N * g.C * g.H * g.W : g.N * g.C * g.OH * g.OW;
-  if (total == 0) return HAL_STATUS_SUCCESS;
+  const int64_t total = g.threads(backward);  // not 0: launch_upsample returned for empty tensors
   const unsigned grid = grid_for(total, kThreads);
   const T* in0 = reinterpret_cast<const T*>(element0(call.inputs[0]));
   T* out0 = reinterpret_cast<T*>(element0(call.outputs[0]));
@@ -242,25 +229,17 @@ hal_status_t launch_upsample(const OpCall& call) {
     case HAL_OP_UPSAMPLE_BILINEAR2D_BACKWARD: bilinear = backward = true; break;
     default: return fail(HAL_STATUS_NOT_SUPPORTED, "upsample: unknown op");
   }
-  if (call.num_inputs != 1 || call.num_outputs != 1 || !has_scalars(call, 3)) {
+  if (!has_operands(call, 1, 1, 3)) {
     return fail(HAL_STATUS_NOT_SUPPORTED, "upsample: unexpected operands");
   }
   const hal_tensor_t& big = backward ? call.outputs[0] : call.inputs[0];    // [N, C, H, W]
   const hal_tensor_t& small = backward ? call.inputs[0] : call.outputs[0];  // [N, C, OH, OW] (the output size)
-  if (big.ndim != 4 || small.ndim != 4) return fail(HAL_STATUS_NOT_SUPPORTED, "upsample: tensors must be 4-D");
   Geometry g;
-  g.N = big.shape[0];
-  g.C = big.shape[1];
-  g.H = big.shape[2];
-  g.W = big.shape[3];
-  g.OH = small.shape[2];
-  g.OW = small.shape[3];
-  if (small.shape[0] != g.N || small.shape[1] != g.C) return fail(HAL_STATUS_NOT_SUPPORTED, "upsample: shapes differ");
+  if (const char* wrong = read_geometry(big, small, g)) return fail(HAL_STATUS_NOT_SUPPORTED, std::string("upsample: ") + wrong);
   if (g.N * g.C == 0) return HAL_STATUS_SUCCESS;
   if (g.H <= 0 || g.W <= 0 || g.OH <= 0 || g.OW <= 0) {
     return fail(HAL_STATUS_NOT_SUPPORTED, "upsample: empty planes");
   }
-  g.small = g.N * g.C * g.H * g.W < (int64_t{1} << 31) && g.N * g.C * g.OH * g.OW < (int64_t{1} << 31);
   const DType t = dtype_of(big.dtype);
   auto all_have = [&](bool channels_last) {
     return has_layout(big, g.N, g.C, g.H, g.W, channels_last, t) &&
