@@ -1,13 +1,14 @@
 """Training runs for test_integrations.py, one per process (accelerate's state is a per-process singleton, and the
 opt-in changes library defaults): ``python integrations_workers.py CASE DEVICE PRECISION``.
 
-CASE is lightning, pytorch_lightning, lightning.fabric, lightning_fabric, accelerate or transformers; DEVICE is hal (the run under
-``import torch_hal.integrations``) or cpu (the reference: the same library on the CPU, without the opt-in; for
-accelerate the plain PyTorch loop it wraps); PRECISION is 32, bf16 or fp16. WORKER_DEVICES=N makes Lightning's and Fabric's runs DDP over N devices;
-``accelerate`` run under ``accelerate launch --multi_gpu`` (LOCAL_RANK set) is one of its processes, each rank
-taking its share of every batch. Each rank prints one line
-``RESULT {json}``: the losses, the dtype and device of an activation seen by a forward hook inside autocast, the
-devices of the parameters while training, and the grad scaler's device.
+CASE is lightning, pytorch_lightning (Trainer), lightning.fabric, lightning_fabric (Fabric), accelerate or
+transformers; DEVICE is hal (the run under ``import torch_hal.integrations``) or cpu (the reference: the same library
+on the CPU, without the opt-in; for accelerate in one process the plain PyTorch loop it wraps); PRECISION is 32, bf16
+or fp16. WORKER_DEVICES=N makes the Trainer's and Fabric's runs DDP over N devices; ``accelerate`` under
+``accelerate launch --multi_gpu`` (LOCAL_RANK set) is one of its processes. The ranks of a DDP run each take their
+share of every batch. Each rank prints one line ``RESULT {json}``: the losses, the dtype and device of an
+activation seen by a forward hook inside autocast, the devices of the parameters while training, and the grad
+scaler's device.
 """
 import json
 import os

@@ -2,11 +2,11 @@
 accelerate and transformers' Trainer each train a tiny model a few steps on hal:0 (fp32, bf16 and fp16 mixed
 precision), and the run must (1) keep parameters and activations on hal, (2) run autocast in the requested dtype (a
 forward hook sees that dtype), (3) use a GradScaler on hal for fp16, and (4) give the losses of the same run on the
-CPU within a tolerance derived from the dtype. On two host devices (TORCH_HAL_HOST_DEVICES=2), Lightning's and Fabric's DDP and
-``accelerate launch`` with two processes put rank N on hal:N over the hal c10d backend, end with the same weights on
-both ranks, and give each rank the losses of the same two-process run on the CPU (gloo). Each run is a process of
-its own (tests/python/integrations_workers.py): accelerate's state is a per-process singleton and the opt-in
-changes library defaults.
+CPU within a tolerance derived from the dtype. On two host devices (TORCH_HAL_HOST_DEVICES=2), the DDP of
+Lightning's Trainer and of Fabric, and ``accelerate launch`` with two processes, put rank N on hal:N over the hal
+c10d backend, end with the same weights on both ranks, and give each rank the losses of the same two-process run
+on the CPU (gloo). Each run is a process of its own (tests/python/integrations_workers.py): accelerate's state is a
+per-process singleton and the opt-in changes library defaults.
 """
 import json
 import os
@@ -57,8 +57,8 @@ def check_run(hal: dict, cpu: dict, precision: str) -> None:
 
 
 @pytest.mark.parametrize("precision", ["32", "bf16", "fp16"])
-@pytest.mark.parametrize("case", ["lightning", "pytorch_lightning", "lightning.fabric", "lightning_fabric", "accelerate",
-                                  "transformers"])
+@pytest.mark.parametrize("case", ["lightning", "pytorch_lightning", "lightning.fabric", "lightning_fabric",
+                                  "accelerate", "transformers"])
 def test_trains_on_hal_like_cpu(case, precision):
     pytest.importorskip(LIBRARIES[case])
     hal, = run(case, "hal", precision)

@@ -12,8 +12,9 @@
 - Several processes (``accelerate launch --multi_gpu --num_processes N script.py``, which starts them with
   torchrun, or ``notebook_launcher``): each process has ``LOCAL_RANK``, but ``PartialState._prepare_backend``
   picks a backend and a distributed type only for the devices it lists (NCCL for CUDA, ...) and, for any other,
-  answers "not distributed": every rank would train alone on hal:0, without a process group. install() makes it
-  answer, when accelerate's device is hal and the user did not ask for the CPU, the hal c10d backend and
+  answers "not distributed": every rank would train alone on hal:0, without a process group (and where CUDA is
+  present too, it answers NCCL for what are hal tensors). install() makes it answer, when accelerate's device is
+  hal and the user did not ask for the CPU nor pass a backend, the hal c10d backend and
   ``DistributedType.MULTI_GPU`` (accelerate's device-generic multi-device path: DDP with
   ``device_ids=[local rank]``, per-process data sharding and RNG sync through torch.distributed), and gives the
   process its own device, ``hal:<LOCAL_RANK % device count>`` (``torch.hal.set_device`` too), before accelerate
@@ -73,8 +74,10 @@ def _distribute_on_hal(state_cls) -> bool:
     def _prepare_backend(self, cpu: bool = False, sagemaker_dp=False, backend=None):
         chosen, distributed_type = original(self, cpu, sagemaker_dp, backend)
         device = getattr(self, "device", None)  # ACCELERATE_TORCH_DEVICE, read just before this call
-        if distributed_type == DistributedType.NO and not cpu and int(os.environ.get("LOCAL_RANK", -1)) != -1 \
-                and device is not None and device.type == "hal" and torch.hal.device_count() > 0:
+        # NO: no device accelerate knows; MULTI_GPU: CUDA is there too (its NCCL would get the hal tensors)
+        if distributed_type in (DistributedType.NO, DistributedType.MULTI_GPU) and not cpu \
+                and int(os.environ.get("LOCAL_RANK", -1)) != -1 and device is not None and device.type == "hal" \
+                and torch.hal.device_count() > 0:
             if device.index is None:  # one device per process, as accelerate gives CUDA ranks
                 self.device = torch.device("hal", int(os.environ["LOCAL_RANK"]) % torch.hal.device_count())
             torch.hal.set_device(self.device)
