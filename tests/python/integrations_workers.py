@@ -1,11 +1,14 @@
 """Training runs for test_integrations.py, one per process (accelerate's state is a per-process singleton, and the
 opt-in changes library defaults): ``python integrations_workers.py CASE DEVICE PRECISION``.
 
-CASE is lightning, pytorch_lightning, accelerate or transformers; DEVICE is hal (the run under
-``import torch_hal.integrations``) or cpu (the reference: the same library on the CPU, without the opt-in; for
-accelerate the plain PyTorch loop it wraps); PRECISION is 32, bf16 or fp16. Each rank prints one line
-``RESULT {json}``: the losses, the dtype and device of an activation seen by a forward hook inside autocast, the
-devices of the parameters while training, and the grad scaler's device.
+CASE is lightning, pytorch_lightning (Trainer), lightning.fabric, lightning_fabric (Fabric), accelerate or
+transformers; DEVICE is hal (the run under ``import torch_hal.integrations``) or cpu (the reference: the same library
+on the CPU, without the opt-in; for accelerate in one process the plain PyTorch loop it wraps); PRECISION is 32, bf16
+or fp16. WORKER_DEVICES=N makes the Trainer's and Fabric's runs DDP over N devices; ``accelerate`` under
+``accelerate launch --multi_gpu`` (LOCAL_RANK set) is one of its processes. The ranks of a DDP run each take their
+share of every batch. Each rank prints one line ``RESULT {json}``: the losses, the dtype and device of an
+activation seen by a forward hook inside autocast, the devices of the parameters while training, and the grad
+scaler's device.
 """
 import json
 import os
@@ -98,19 +101,29 @@ def run_accelerate():
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     losses = []
     mixed = {"32": "no", "bf16": "bf16", "fp16": "fp16"}[PRECISION]
-    if DEVICE == "hal":
+    launched = "LOCAL_RANK" in os.environ  # under `accelerate launch --multi_gpu`: one of its processes
+    if DEVICE == "hal" or launched:
         from accelerate import Accelerator
-        accelerator = Accelerator(mixed_precision=mixed)
+        # The CPU reference of a launched run is accelerate's own on the CPU: its processes over gloo.
+        accelerator = Accelerator(mixed_precision=mixed, cpu=DEVICE == "cpu")
         model, optimizer = accelerator.prepare(model, optimizer)
+        # Each rank takes its share of every batch of 4; DDP averages the gradients over the ranks.
+        n, rank = accelerator.num_processes, accelerator.process_index
         for i in range(STEPS):
-            xb, yb = x[4 * i:4 * i + 4].to(accelerator.device), y[4 * i:4 * i + 4].to(accelerator.device)
+            rows = slice(4 * i + rank * 4 // n, 4 * i + (rank + 1) * 4 // n)
+            xb, yb = x[rows].to(accelerator.device), y[rows].to(accelerator.device)
             with accelerator.autocast():
                 loss = torch.nn.functional.mse_loss(model(xb).float(), yb)
             accelerator.backward(loss)
             optimizer.step()
             optimizer.zero_grad()
             losses.append(loss.detach())
-        return report(losses, accelerator.scaler, device=str(accelerator.device))
+        distributed = torch.distributed.is_initialized()
+        return report(losses, accelerator.scaler, device=str(accelerator.device), rank=rank, world_size=n,
+                      distributed_type=str(accelerator.distributed_type).split(".")[-1],
+                      backend=torch.distributed.get_backend() if distributed else None,
+                      model=type(model).__name__,
+                      weights=[p.detach().double().sum().item() for p in model.parameters()])
     # the loop accelerate runs, on the CPU: autocast, and a GradScaler for fp16
     scaler = torch.amp.GradScaler("cpu") if PRECISION == "fp16" else None
     for i in range(STEPS):
@@ -126,6 +139,42 @@ def run_accelerate():
         optimizer.zero_grad()
         losses.append(loss.detach())
     report(losses, scaler, device="cpu")
+
+
+def run_fabric(package: str):
+    fabric_module = __import__(package, fromlist=["Fabric"])
+    devices = int(os.environ.get("WORKER_DEVICES", "1"))
+    precision = {"32": "32-true", "bf16": "bf16-mixed", "fp16": "16-mixed"}[PRECISION]
+    kwargs = dict(devices=devices, strategy="ddp" if devices > 1 else "auto")
+    if DEVICE == "hal":
+        fabric = fabric_module.Fabric(accelerator="hal", precision=precision, **kwargs)
+    elif PRECISION == "fp16":
+        # Fabric turns 16-mixed into bf16 on the CPU; its own plugin with a CPU scaler is the same algorithm.
+        plugin = fabric_module.plugins.precision.MixedPrecision("16-mixed", "cpu", scaler=torch.amp.GradScaler("cpu"))
+        fabric = fabric_module.Fabric(accelerator="cpu", plugins=[plugin], **kwargs)
+    else:
+        fabric = fabric_module.Fabric(accelerator="cpu", precision=precision, **kwargs)
+    fabric.launch()  # strategy="ddp": starts the other ranks, each running this script
+    model, (x, y) = mlp(), mlp_data()
+    watch(model[0], model)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    model, optimizer = fabric.setup(model, optimizer)  # its forward runs under the precision's autocast
+    n, rank = fabric.world_size, fabric.global_rank
+    losses = []
+    for i in range(STEPS):
+        rows = slice(4 * i + rank * 4 // n, 4 * i + (rank + 1) * 4 // n)
+        xb, yb = x[rows].to(fabric.device), y[rows].to(fabric.device)
+        loss = torch.nn.functional.mse_loss(model(xb).float(), yb)
+        fabric.backward(loss)
+        optimizer.step()
+        optimizer.zero_grad()
+        losses.append(loss.detach())
+    strategy = fabric.strategy
+    report(losses, getattr(fabric._precision, "scaler", None), rank=rank, world_size=n,
+           root_device=str(strategy.root_device), device=str(fabric.device), strategy=type(strategy).__name__,
+           precision_device=getattr(fabric._precision, "device", None),
+           backend=torch.distributed.get_backend() if torch.distributed.is_initialized() else None,
+           weights=[p.detach().double().sum().item() for p in model.parameters()])
 
 
 def run_transformers():
@@ -156,5 +205,7 @@ def run_transformers():
 if __name__ == "__main__":
     if CASE in ("lightning", "pytorch_lightning"):
         run_lightning(CASE)
+    elif CASE in ("lightning.fabric", "lightning_fabric"):
+        run_fabric(CASE)
     else:
         {"accelerate": run_accelerate, "transformers": run_transformers}[CASE]()

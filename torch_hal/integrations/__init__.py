@@ -4,9 +4,11 @@ It makes the libraries users bring train on the hal device, through the device-g
 where they have them, and small patches where they hard-code a device list:
 
 - Lightning (``lightning`` and/or ``pytorch_lightning``): an Accelerator registered as ``"hal"``, so
-  ``Trainer(accelerator="hal", devices=1, precision="bf16-mixed")`` trains on hal:0 with autocast on hal
+  ``Trainer(accelerator="hal", devices=1, precision="bf16-mixed")`` trains on hal:0 with autocast on hal, and the
+  same accelerator for Fabric: ``Fabric(accelerator="hal", devices=2, strategy="ddp")``
   (:mod:`torch_hal.integrations.lightning`).
-- accelerate: ``Accelerator()`` on hal (``ACCELERATE_TORCH_DEVICE=hal``), fp16 with ``GradScaler("hal")``
+- accelerate: ``Accelerator()`` on hal (``ACCELERATE_TORCH_DEVICE=hal``), fp16 with ``GradScaler("hal")``, and
+  under ``accelerate launch --multi_gpu --num_processes N`` one hal device per process over the hal c10d backend
   (:mod:`torch_hal.integrations.accelerate`).
 - transformers' ``Trainer``: through accelerate, plus its bf16 check (:mod:`torch_hal.integrations.transformers`).
 

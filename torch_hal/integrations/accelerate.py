@@ -9,7 +9,19 @@
   a disabled scaler: fp16 without loss scaling). install() adds ``"hal"`` to that tuple (the one constant of
   ``__init__``'s code that holds it, checked to be exactly that) and makes ``get_grad_scaler`` return
   ``torch.amp.GradScaler("hal")`` when accelerate's device is hal.
+- Several processes (``accelerate launch --multi_gpu --num_processes N script.py``, which starts them with
+  torchrun, or ``notebook_launcher``): each process has ``LOCAL_RANK``, but ``PartialState._prepare_backend``
+  picks a backend and a distributed type only for the devices it lists (NCCL for CUDA, ...) and, for any other,
+  answers "not distributed": every rank would train alone on hal:0, without a process group (and where CUDA is
+  present too, it answers NCCL for what are hal tensors). install() makes it answer, when accelerate's device is
+  hal and the user did not ask for the CPU nor pass a backend, the hal c10d backend and
+  ``DistributedType.MULTI_GPU`` (accelerate's device-generic multi-device path: DDP with
+  ``device_ids=[local rank]``, per-process data sharding and RNG sync through torch.distributed), and gives the
+  process its own device, ``hal:<LOCAL_RANK % device count>`` (``torch.hal.set_device`` too), before accelerate
+  calls ``init_process_group``. Without ``--multi_gpu`` and with no GPU, ``accelerate launch`` starts one process
+  whatever ``--num_processes`` says (its plain launcher); ``--cpu`` would put the ranks on the CPU.
 """
+import inspect
 import os
 import warnings
 
@@ -47,6 +59,36 @@ def _allow_fp16_on_hal(accelerator_cls) -> bool:
     return True
 
 
+def _distribute_on_hal(state_cls) -> bool:
+    """PartialState._prepare_backend answers the hal c10d backend and MULTI_GPU for a launched process on hal."""
+    from accelerate.utils import DistributedType
+
+    original = state_cls.__dict__.get("_prepare_backend")
+    if original is None or not callable(original):
+        return False
+    if list(inspect.signature(original).parameters) != ["self", "cpu", "sagemaker_dp", "backend"]:
+        return False  # not the method accelerate 1.15.0 has: leave it alone
+    if getattr(original, "_torch_hal", False):
+        return True
+
+    def _prepare_backend(self, cpu: bool = False, sagemaker_dp=False, backend=None):
+        chosen, distributed_type = original(self, cpu, sagemaker_dp, backend)
+        device = getattr(self, "device", None)  # ACCELERATE_TORCH_DEVICE, read just before this call
+        # NO: no device accelerate knows; MULTI_GPU: CUDA is there too (its NCCL would get the hal tensors)
+        if distributed_type in (DistributedType.NO, DistributedType.MULTI_GPU) and not cpu \
+                and int(os.environ.get("LOCAL_RANK", -1)) != -1 and device is not None and device.type == "hal" \
+                and torch.hal.device_count() > 0:
+            if device.index is None:  # one device per process, as accelerate gives CUDA ranks
+                self.device = torch.device("hal", int(os.environ["LOCAL_RANK"]) % torch.hal.device_count())
+            torch.hal.set_device(self.device)
+            return backend or "hal", DistributedType.MULTI_GPU
+        return chosen, distributed_type
+
+    _prepare_backend._torch_hal = True
+    state_cls._prepare_backend = _prepare_backend
+    return True
+
+
 def install(name: str = "accelerate") -> None:
     import accelerate
     import accelerate.accelerator as accelerator_module
@@ -70,6 +112,11 @@ def install(name: str = "accelerate") -> None:
         warnings.warn("torch_hal.integrations.accelerate: accelerate's fp16 device check was not found where "
                       "accelerate 1.15.0 has it; Accelerator(mixed_precision='fp16') will refuse hal "
                       "(bf16 is unaffected)", stacklevel=3)
+
+    if not _distribute_on_hal(PartialState):
+        warnings.warn("torch_hal.integrations.accelerate: accelerate's PartialState._prepare_backend is not the "
+                      "one accelerate 1.15.0 has; with several processes (accelerate launch) each rank will train "
+                      "alone on hal:0, without the hal c10d backend (one process is unaffected)", stacklevel=3)
 
     original = accelerator_module.get_grad_scaler
     if getattr(original, "_torch_hal", False):

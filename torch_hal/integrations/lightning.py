@@ -18,6 +18,7 @@ DDP (``strategy="ddp"``, ``devices=N``) needs nothing more: its devices are hal:
 backend is PyTorch's default for the device type, the c10d backend ``hal`` that torch_hal registers.
 """
 import importlib
+import importlib.util
 import warnings
 
 import torch
@@ -41,19 +42,47 @@ def _parse_devices(devices, exception):
     return [int(d) for d in devices]
 
 
+class _HalDevices:
+    """What both Lightning's and Fabric's accelerators for hal say about the devices."""
+
+    def setup_device(self, device: torch.device) -> None:
+        # The Trainer's automatic single-device strategy asks for "cpu" here; HalAccelerator.setup() then moves it
+        # to hal (Fabric's gets its hal device from _patch_fabric_connector).
+        if device.type == "hal":
+            torch.hal.set_device(device)
+
+    def teardown(self) -> None:
+        pass
+
+    @staticmethod
+    def get_parallel_devices(devices):
+        return [torch.device("hal", i) for i in devices]
+
+    @staticmethod
+    def auto_device_count() -> int:
+        return torch.hal.device_count()
+
+    @staticmethod
+    def is_available() -> bool:
+        return torch.hal.device_count() > 0
+
+    @staticmethod
+    def name() -> str:
+        return "hal"
+
+    @classmethod
+    def register_accelerators(cls, registry) -> None:
+        registry.register("hal", cls, description=cls.__name__, override=True)
+
+
 def _make_accelerator(package: str):
     accelerators = importlib.import_module(f"{package}.accelerators")
     strategies = importlib.import_module(f"{package}.strategies")
     precision = importlib.import_module(f"{package}.plugins.precision")
     exceptions = importlib.import_module(f"{package}.utilities.exceptions")
 
-    class HalAccelerator(accelerators.Accelerator):
+    class HalAccelerator(_HalDevices, accelerators.Accelerator):
         """Accelerator for torch_hal's ``hal`` devices."""
-
-        def setup_device(self, device: torch.device) -> None:
-            # Lightning's automatic single-device strategy asks for "cpu" here; setup() below moves it to hal.
-            if device.type == "hal":
-                torch.hal.set_device(device)
 
         def setup(self, trainer) -> None:
             strategy = trainer.strategy
@@ -81,36 +110,92 @@ def _make_accelerator(package: str):
         def get_device_stats(self, device):
             return torch.hal.memory_stats(device)
 
-        def teardown(self) -> None:
-            pass
-
         @staticmethod
         def parse_devices(devices):
             return _parse_devices(devices, exceptions.MisconfigurationException)
 
-        @staticmethod
-        def get_parallel_devices(devices):
-            return [torch.device("hal", i) for i in devices]
-
-        @staticmethod
-        def auto_device_count() -> int:
-            return torch.hal.device_count()
-
-        @staticmethod
-        def is_available() -> bool:
-            return torch.hal.device_count() > 0
-
-        @staticmethod
-        def name() -> str:
-            return "hal"
-
-        @classmethod
-        def register_accelerators(cls, registry) -> None:
-            registry.register("hal", cls, description=cls.__name__, override=True)
-
     HalAccelerator.__module__ = __name__
     HalAccelerator.__qualname__ = HalAccelerator.__name__ = "HalAccelerator"
     return HalAccelerator
+
+
+def _make_fabric_accelerator(package: str):
+    accelerators = importlib.import_module(f"{package}.accelerators")
+
+    class HalFabricAccelerator(_HalDevices, accelerators.Accelerator):
+        """Fabric's accelerator for torch_hal's ``hal`` devices."""
+
+        @staticmethod
+        def parse_devices(devices):
+            return _parse_devices(devices, ValueError)  # what Fabric's own accelerators raise
+
+    HalFabricAccelerator.__module__ = __name__
+    HalFabricAccelerator.__qualname__ = HalFabricAccelerator.__name__ = "HalFabricAccelerator"
+    return HalFabricAccelerator
+
+
+_FABRIC_CONNECTOR_METHODS = ("_choose_auto_accelerator", "_choose_strategy", "_init_strategy",
+                             "_check_and_init_precision")
+
+
+def _patch_fabric_connector(package: str, accelerator_cls) -> None:
+    """Fabric's _Connector (lightning 2.6.6) turns accelerator="hal" into work on the CPU, as the Trainer's does: its
+    automatic one-device strategy is ``SingleDeviceStrategy("cpu")`` for any accelerator but CUDA and MPS, and its
+    mixed precision ``MixedPrecision(precision, "cuda")`` for any but CPU and MPS. Fabric has no accelerator hook
+    that sees the strategy, so the connector's choices are corrected where it makes them, only when the
+    accelerator is hal, and only the ones it made itself (a strategy or precision plugin the user passes is
+    kept): the strategy's device becomes the chosen hal device, the plugin ``MixedPrecision(precision, "hal")``
+    (autocast on hal; for 16-mixed ``GradScaler("hal")``), and a DDP strategy passes ``device_ids=None`` (with
+    device ids it builds DDP under ``torch.cuda.stream(torch.cuda.Stream())``; DDP uses the module's device).
+    accelerator="auto" picks hal where it would pick the CPU, as for the Trainer."""
+    connector_module = importlib.import_module(f"{package}.connector")
+    strategies = importlib.import_module(f"{package}.strategies")
+    precision = importlib.import_module(f"{package}.plugins.precision")
+    connector = getattr(connector_module, "_Connector", None)
+    missing = [m for m in _FABRIC_CONNECTOR_METHODS if connector is None or m not in connector.__dict__]
+    if missing or not isinstance(connector.__dict__["_choose_auto_accelerator"], staticmethod):
+        warnings.warn(f"torch_hal.integrations.lightning: {package}'s _Connector does not have "
+                      f"{', '.join(missing) or '_choose_auto_accelerator as a staticmethod'} as lightning 2.6.6 "
+                      f"has them; Fabric(accelerator='hal') may train on the CPU", stacklevel=4)
+        return
+    if getattr(connector._choose_strategy, "_torch_hal", False):
+        return
+    choose_auto = connector.__dict__["_choose_auto_accelerator"].__func__
+    choose_strategy, init_strategy = connector._choose_strategy, connector._init_strategy
+    init_precision = connector._check_and_init_precision
+
+    def on_hal(self) -> bool:
+        return isinstance(getattr(self, "accelerator", None), accelerator_cls)
+
+    def _choose_auto_accelerator() -> str:
+        chosen = choose_auto()
+        return "hal" if chosen == "cpu" and torch.hal.device_count() > 0 else chosen
+
+    def _choose_strategy(self):
+        chosen = choose_strategy(self)
+        if on_hal(self) and type(chosen) is strategies.SingleDeviceStrategy and chosen.root_device.type != "hal":
+            devices = [d for d in self._parallel_devices if isinstance(d, torch.device) and d.type == "hal"]
+            return strategies.SingleDeviceStrategy(device=devices[0] if devices else torch.device("hal", 0))
+        return chosen
+
+    def _init_strategy(self) -> None:
+        init_strategy(self)
+        if on_hal(self) and isinstance(self.strategy, strategies.DDPStrategy):
+            self.strategy._determine_ddp_device_ids = lambda: None
+
+    def _check_and_init_precision(self):
+        chosen = init_precision(self)
+        if on_hal(self) and type(chosen) is precision.MixedPrecision and chosen is not self._precision_instance \
+                and chosen.device != "hal":
+            return precision.MixedPrecision(chosen.precision, "hal")
+        return chosen
+
+    for function in (_choose_auto_accelerator, _choose_strategy, _init_strategy, _check_and_init_precision):
+        function._torch_hal = True
+    connector._choose_auto_accelerator = staticmethod(_choose_auto_accelerator)
+    connector._choose_strategy = _choose_strategy
+    connector._init_strategy = _init_strategy
+    connector._check_and_init_precision = _check_and_init_precision
 
 
 def _prefer_hal_for_auto(package: str) -> None:
@@ -132,7 +217,8 @@ def _prefer_hal_for_auto(package: str) -> None:
     connector._select_auto_accelerator = _select_auto_accelerator
 
 
-# package -> its HalAccelerator class (lightning.pytorch and pytorch_lightning have separate class hierarchies)
+# package -> its HalAccelerator class (lightning.pytorch and pytorch_lightning have separate class hierarchies, and
+# so do their Fabrics, lightning.fabric and lightning_fabric: HalFabricAccelerator)
 accelerators = {}
 
 
@@ -144,3 +230,11 @@ def install(name: str = "lightning") -> None:
     cls.register_accelerators(importlib.import_module(f"{package}.accelerators").AcceleratorRegistry)
     _prefer_hal_for_auto(package)
     accelerators[package] = cls
+    # Fabric: lightning.fabric in the lightning package; pytorch_lightning's is the lightning_fabric package
+    fabric = "lightning.fabric" if name == "lightning" else "lightning_fabric"
+    if importlib.util.find_spec(fabric) is None:
+        return
+    fabric_cls = _make_fabric_accelerator(fabric)
+    fabric_cls.register_accelerators(importlib.import_module(f"{fabric}.accelerators").ACCELERATOR_REGISTRY)
+    _patch_fabric_connector(fabric, fabric_cls)
+    accelerators[fabric] = fabric_cls
