@@ -1,4 +1,4 @@
-"""Native convolutions (adapter.h ops 1000..1002, cuDNN on NVIDIA): conv1d/2d/3d and transposed convolutions
+"""Native convolutions (adapter.h ops 1000..1002: cuDNN on NVIDIA, the kernel library's implicit GEMM on AMD): conv1d/2d/3d and transposed convolutions
 with stride, padding, dilation, groups, bias, channels-last and strided inputs, forward and backward (input,
 weight and bias gradients), compared with the CPU in strict mode, so that a fallback fails the test (the
 `native` fixture). float16/bfloat16 results are compared with the CPU's float32 results on the same (exactly
@@ -19,8 +19,8 @@ HAL_OP_CONVOLUTION = 1000  # adapter.h
 
 @pytest.fixture(autouse=True)
 def adapter_with_convolutions(gpu_device):
-    """These tests are about an adapter's own convolution ops; one without them (the AMD adapter: MIOpen is not
-    wired yet) runs convolutions through the counted CPU fallback, which test_native_nn.py checks."""
+    """These tests are about an adapter's own convolution ops; one without them runs convolutions through the
+    counted CPU fallback, which test_native_nn.py checks."""
     import torch_hal
     support = torch_hal._C.adapter_op_support(gpu_device.index, HAL_OP_CONVOLUTION, torch.float32)
     if support != "supported":

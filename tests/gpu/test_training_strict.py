@@ -59,6 +59,32 @@ def test_transformer_block_training_step_is_fully_native(strict):
     assert torch.hal.fallback_stats() == {}
 
 
+def test_resnet18_training_step_is_fully_native(strict):
+    # torchvision's ResNet-18: convolutions (cuDNN on NVIDIA, the kernel library's implicit GEMM on AMD), batch
+    # norm, max pooling, the adaptive average pool, SGD with momentum. Exact float32 convolutions on both sides
+    # (no TF32), so the losses of a 3-step run agree to float32's rounding over 18 layers.
+    torchvision = pytest.importorskip("torchvision")
+    saved = torch.backends.cudnn.allow_tf32
+    torch.backends.cudnn.allow_tf32 = False
+    g = torch.Generator().manual_seed(2)
+    x, y = torch.randn(8, 3, 64, 64, generator=g), torch.randint(0, 10, (8,), generator=g)
+
+    def run(device):
+        torch.manual_seed(0)
+        model = torchvision.models.resnet18(num_classes=10).to(device)
+        opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+        return [training_step(model, opt, x.to(device), y.to(device)).item() for _ in range(3)]
+
+    try:
+        losses = run(DEVICE)
+        torch.hal.set_strict(False)
+        expected = run(torch.device("cpu"))
+    finally:
+        torch.backends.cudnn.allow_tf32 = saved
+    assert losses == pytest.approx(expected, rel=2e-3, abs=1e-3)
+    assert torch.hal.fallback_stats() == {}
+
+
 def test_quickstart_runs_on_the_gpu():
     import subprocess
     import sys

@@ -269,6 +269,42 @@ for dim in (0, 1, -1):
 """)
 
 
+def test_convolutions_forward_and_backward_run_the_librarys_kernel(runtime):
+    # The convolution family's kernel body is the library's (gpu_kernels/kernels/convolution_gemm.cuh, also what
+    # the CUDA and HIP kernels compile): 1-3 spatial dims, groups, stride, padding, dilation, channels-last,
+    # transposed convolution, and the three gradients, each against the CPU. The tolerance is float32's: a few
+    # ulps relative, and an absolute term that grows with the reduction length of the GEMM behind each result.
+    run_ops_strictly("""
+eps = torch.finfo(torch.float32).eps
+def conv_case(name, f, x, w, b, **kw):
+    xd, wd, bd = (t.to(d).requires_grad_() for t in (x, w, b))
+    xc, wc, bc = (t.clone().requires_grad_() for t in (x, w, b))
+    yd, yc = f(xd, wd, bd, **kw), f(xc, wc, bc, **kw)
+    # The longest reduction of the three GEMMs: a filter's inputs (forward), its outputs (dx), the batch's output
+    # points (dw). A sum of K terms of size ~1 rounds to within about K * eps.
+    k = max(w[0].numel(), w.shape[0] * w[0, 0].numel(), yc.numel() // yc.shape[1])
+    tol = dict(rtol=8 * eps, atol=4 * eps * k)
+    check(name, yd, yc.detach(), **tol)
+    gy = r(*yc.shape)
+    gd = torch.autograd.grad(yd, (xd, wd, bd), gy.to(d))
+    gc = torch.autograd.grad(yc, (xc, wc, bc), gy)
+    for part, a, b_ in zip(("dx", "dw", "db"), gd, gc):
+        check(f"{name} {part}", a, b_, **tol)
+conv_case("conv1d stride 2 pad 1", F.conv1d, r(2, 3, 17), r(4, 3, 3), r(4), stride=2, padding=1)
+conv_case("conv2d 3x3 pad 1", F.conv2d, r(2, 3, 9, 10), r(5, 3, 3, 3), r(5), padding=1)
+conv_case("conv2d stride 2 dilation 2", F.conv2d, r(1, 4, 13, 11), r(6, 4, 3, 2), r(6), stride=2, dilation=2)
+conv_case("conv2d groups 2", F.conv2d, r(2, 4, 8, 8), r(6, 2, 3, 3), r(6), padding=1, groups=2)
+conv_case("conv2d depthwise", F.conv2d, r(2, 8, 7, 7), r(8, 1, 3, 3), r(8), padding=1, groups=8)
+conv_case("conv2d 1x1, 70 channels (tile edges)", F.conv2d, r(3, 70, 5, 5), r(67, 70, 1, 1), r(67))
+conv_case("conv3d", F.conv3d, r(1, 2, 5, 6, 7), r(3, 2, 2, 3, 3), r(3), stride=(1, 2, 1), padding=(1, 0, 1))
+conv_case("conv_transpose2d stride 2", F.conv_transpose2d, r(2, 4, 5, 6), r(4, 3, 3, 3), r(3), stride=2, padding=1,
+          output_padding=1)
+x, w = r(2, 6, 9, 9).to(memory_format=torch.channels_last), r(8, 6, 3, 3).to(memory_format=torch.channels_last)
+check("conv2d channels-last", F.conv2d(x.to(d), w.to(d), padding=1), F.conv2d(x, w, padding=1), rtol=8 * eps,
+      atol=1e-5)
+""")
+
+
 def test_nll_loss_forward_and_backward_every_reduction_ignore_index_and_weights(runtime):
     run_ops_strictly("""
 logp = F.log_softmax(r(10, 7), 1)

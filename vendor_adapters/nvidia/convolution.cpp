@@ -1,7 +1,7 @@
 // HAL_OP_CONVOLUTION and its two backward ops through cuDNN, as torch.cuda runs them: an execution plan of
 // cuDNN's graph API made once per problem (convolution_plan.h), or, where the graph API builds none, the
-// legacy API (convolution_legacy.h). What cuDNN is absent for, or declines, answers NOT_SUPPORTED with
-// nothing queued, so the core falls back.
+// legacy API (convolution_legacy.h). What cuDNN is absent for, or declines (with nothing queued), runs on the
+// kernel library's implicit-GEMM convolution (gpu_kernels/kernels/convolution.cu) instead of the CPU fallback.
 #include "convolution.h"
 
 #include <cstdlib>
@@ -50,9 +50,7 @@ std::string describe(hal_op_t op, const ConvProblem& p) {
   return out.str();
 }
 
-}  // namespace
-
-hal_status_t launch_convolution(const hal_gpu::OpCall& call) {
+hal_status_t run_with_cudnn(const hal_gpu::OpCall& call) {
   ConvProblem p;
   ConvTensors t;
   if (!parse_convolution(call, &p, &t)) {
@@ -90,6 +88,18 @@ hal_status_t launch_convolution(const hal_gpu::OpCall& call) {
                                                      " bytes of workspace of cuDNN's plan for this problem");
   }
   return run_convolution_plan(*api, handle, *plan, t, workspace.as<void>());
+}
+
+}  // namespace
+
+hal_status_t launch_convolution(const hal_gpu::OpCall& call) {
+  const hal_status_t s = run_with_cudnn(call);
+  if (s != HAL_STATUS_NOT_SUPPORTED) return s;
+  if (trace_ops()) {
+    std::cerr << "torch_hal (NVIDIA adapter): " << last_error() << "; the kernel library's convolution runs it"
+              << std::endl;
+  }
+  return hal_gpu::launch_convolution(call);
 }
 
 }  // namespace hal_nvidia

@@ -26,6 +26,7 @@ bool is_planned(hal_op_t op) {
     case Family::softmax: return true;
     case Family::loss: return true;  // NLL
     case Family::random: return op == HAL_OP_UNIFORM || op == HAL_OP_NORMAL;
+    case Family::convolution: return true;
     default: return false;
   }
 }
@@ -82,6 +83,8 @@ hal_status_t plan(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, c
       return detail::plan_nll_loss(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     case Family::random:
       return detail::plan_random(op, outputs, num_outputs, scalars, num_scalars, num_inputs, launches);
+    case Family::convolution:
+      return detail::plan_convolution(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     default:
       break;
   }

@@ -58,6 +58,10 @@ hal_status_t plan_nll_loss(hal_op_t op, const hal_tensor_t* inputs, int32_t num_
                            int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
                            std::vector<Launch>* launches);
 
+hal_status_t plan_convolution(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
+                              int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
+                              std::vector<Launch>* launches);
+
 // UNIFORM and NORMAL into float32 outputs.
 hal_status_t plan_random(hal_op_t op, const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
                          int32_t num_scalars, int32_t num_inputs, std::vector<Launch>* launches);

@@ -13,6 +13,7 @@ HAL_SPIRV_EMBEDDED(reduce)
 HAL_SPIRV_EMBEDDED(softmax)
 HAL_SPIRV_EMBEDDED(loss)
 HAL_SPIRV_EMBEDDED(random)
+HAL_SPIRV_EMBEDDED(convolution)
 #undef HAL_SPIRV_EMBEDDED
 #endif
 
@@ -25,6 +26,7 @@ SpirvModule module_bytes(Module module) {
     case Module::Softmax: return {softmax_spv, softmax_spv_size};
     case Module::Loss: return {loss_spv, loss_spv_size};
     case Module::Random: return {random_spv, random_spv_size};
+    case Module::Convolution: return {convolution_spv, convolution_spv_size};
   }
 #else
   (void)module;
@@ -40,6 +42,7 @@ const char* module_name(Module module) {
     case Module::Softmax: return "softmax";
     case Module::Loss: return "loss";
     case Module::Random: return "random";
+    case Module::Convolution: return "convolution";
   }
   return "unknown";
 }

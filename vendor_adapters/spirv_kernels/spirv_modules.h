@@ -14,8 +14,9 @@ enum class Module : int {
   Softmax = 3,      // kernels/softmax.cl: softmax, log_softmax and their backward
   Loss = 4,         // kernels/loss.cl: nll_loss and its backward
   Random = 5,       // kernels/random.cl: uniform and normal
+  Convolution = 6,  // kernels/convolution.cl: convolution and its two backward ops (gpu_kernels' kernel body)
 };
-constexpr int kModuleCount = 6;
+constexpr int kModuleCount = 7;
 
 struct SpirvModule {
   const unsigned char* bytes = nullptr;

@@ -94,3 +94,22 @@ constexpr int kHardwareWarpSize = 32;
 #endif
 
 }  // namespace hal_gpu
+
+// The thread model, spelled once per compiler, for kernels whose body is shared with the SPIR-V side (a family's
+// .cuh, included by its .cu and by spirv_kernels/kernels/<family>.cl): a block (OpenCL: work-group) of threads
+// (work-items), the block's index in the grid (NDRange) and a thread's index in its block, and the barrier that
+// makes the block's shared (local) memory writes visible to all its threads. Only the kernel entry points differ:
+// `__global__` with `__shared__` tiles here, `kernel` with `local` tiles there.
+namespace hal_gpu {
+#if defined(__OPENCL_CPP_VERSION__)
+__forceinline__ uint32_t block_index(int d) { return static_cast<uint32_t>(get_group_id(d)); }
+__forceinline__ uint32_t thread_index(int d) { return static_cast<uint32_t>(get_local_id(d)); }
+__forceinline__ void block_barrier() { barrier(CLK_LOCAL_MEM_FENCE); }
+#elif defined(__CUDACC__) || defined(__HIPCC__)
+__device__ __forceinline__ unsigned block_index(int d) { return d == 0 ? blockIdx.x : d == 1 ? blockIdx.y : blockIdx.z; }
+__device__ __forceinline__ unsigned thread_index(int d) {
+  return d == 0 ? threadIdx.x : d == 1 ? threadIdx.y : threadIdx.z;
+}
+__device__ __forceinline__ void block_barrier() { __syncthreads(); }
+#endif
+}  // namespace hal_gpu
