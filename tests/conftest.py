@@ -30,11 +30,12 @@ def run_python(code: str, **env) -> subprocess.CompletedProcess:
 
 def run_pytest_child(test_file, *args, **env):
     """Runs pytest on `test_file` in a child process with extra environment variables (for import-time
-    settings) and returns the counts of its summary line, {"passed": N, ...}, and the end of its output. The
-    child's exit status must be 0."""
+    settings; a value of None removes the variable) and returns the counts of its summary line, {"passed": N,
+    ...}, and the end of its output. The child's exit status must be 0."""
+    environ = {k: str(v) for k, v in {**os.environ, **env}.items() if v is not None}
     out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", str(test_file),
                           *args], capture_output=True, text=True, cwd=REPO_ROOT, timeout=600,
-                         env=dict(os.environ, **{k: str(v) for k, v in env.items()}))
+                         env=environ)
     log = out.stdout[-4000:] + out.stderr[-2000:]
     assert out.returncode == 0, log
     summary = next(line for line in reversed(out.stdout.splitlines()) if " in " in line)

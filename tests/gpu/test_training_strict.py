@@ -62,7 +62,9 @@ def test_transformer_block_training_step_is_fully_native(strict):
 def test_resnet18_training_step_is_fully_native(strict):
     # torchvision's ResNet-18: convolutions (cuDNN on NVIDIA, the kernel library's implicit GEMM on AMD), batch
     # norm, max pooling, the adaptive average pool, SGD with momentum. Exact float32 convolutions on both sides
-    # (no TF32), so the losses of a 3-step run agree to float32's rounding over 18 layers.
+    # (no TF32). A small learning rate keeps the 3 steps from amplifying float32's rounding: at lr 0.01 the third
+    # step's loss (0.20 after 2.6) moved 1.5% on the H100 with cuDNN and the library's kernel alike (they agreed to
+    # 1e-5 with each other), which says more about 8 samples overfit in 2 steps than about either kernel.
     torchvision = pytest.importorskip("torchvision")
     saved = torch.backends.cudnn.allow_tf32
     torch.backends.cudnn.allow_tf32 = False
@@ -72,7 +74,7 @@ def test_resnet18_training_step_is_fully_native(strict):
     def run(device):
         torch.manual_seed(0)
         model = torchvision.models.resnet18(num_classes=10).to(device)
-        opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+        opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
         return [training_step(model, opt, x.to(device), y.to(device)).item() for _ in range(3)]
 
     try:

@@ -7,6 +7,8 @@ runs them in a child process with TORCH_HAL_HOST_DEVICES=2 (the last test), sinc
 import; there the checks themselves skip, having run in the child.
 """
 
+import os
+
 import pytest
 import torch
 
@@ -129,7 +131,11 @@ def test_the_checks_run_in_a_child_with_two_host_devices():
     passes there: the child's own summary counts them all passed, none failed, and only this test skipped."""
     if PAIR is not None:
         pytest.skip(f"this process has a pair ({PAIR[0]}, {PAIR[1]}): the checks ran here")
+    # The child must see the two host devices: a device filter or an adapter list of the parent (the AMD path's
+    # HAL_VISIBLE_DEVICES=amd:0) would hide them, and the child would start a child of its own, without end.
+    assert not os.environ.get("TORCH_HAL_TEST_PAIR_CHILD"), "the child with two host devices found no pair"
     checks = [name for name in globals()
               if name.startswith("test_") and name != "test_the_checks_run_in_a_child_with_two_host_devices"]
-    counts, log = run_pytest_child(__file__, TORCH_HAL_HOST_DEVICES="2")
+    counts, log = run_pytest_child(__file__, TORCH_HAL_HOST_DEVICES="2", TORCH_HAL_TEST_PAIR_CHILD="1",
+                                   HAL_VISIBLE_DEVICES=None, TORCH_HAL_ADAPTERS=None)
     assert counts == {"passed": len(checks), "skipped": 1}, (counts, checks, log)
