@@ -95,6 +95,10 @@ def all_cases(quick: bool) -> List[ModelCase]:
         cases.append(ModelCase(name, lm.describe(vocab), "transformers", build,
                                transformers_models.batch(name, lm, vocab), transformers_models.loss,
                                transformers_models.forward))
+    sizes, build, vocab = transformers_models.published_gpt2(LanguageSizes, quick)
+    cases.append(ModelCase("gpt2_small", sizes.describe(vocab), "transformers", build,
+                           transformers_models.batch("gpt2", sizes, vocab), transformers_models.loss,
+                           transformers_models.forward))
     for name, build in vision_models.builders(images):
         cases.append(ModelCase(name, images.describe(), "torchvision", build, image_batch(images), classification_loss,
                                lambda m, b: m(b["images"])))

@@ -46,6 +46,15 @@ def builders(lm, quick: bool) -> List[Tuple[str, Callable, int]]:
     return out
 
 
+def published_gpt2(lm_class, quick: bool):
+    """GPT-2 small at its published shape (124M parameters: 12 layers, d 768, 12 heads, vocabulary 50257) trained at
+    batch 8, sequence 512: the shape people train, where the smaller default configuration hides per-op costs
+    that grow with size. (sizes, build(), vocabulary size); quick: the quick sizes."""
+    sizes = lm_class(2, 64, 4, 32, 2) if quick else lm_class(12, 768, 12, 512, 8)
+    vocab = QUICK_VOCAB if quick else STANDARD_VOCAB["gpt2"]
+    return sizes, (lambda: _gpt2(sizes, vocab)), vocab
+
+
 def batch(name: str, lm, vocab: int):
     def make(generator):
         ids = torch.randint(0, vocab, (lm.batch, lm.seq), generator=generator)
