@@ -32,36 +32,43 @@ __device__ __forceinline__ int32_t split_spatial(int32_t i, const int32_t* size,
   return i;
 }
 
-// The offset of the input element that filter point r of output point q reads, into `offset`; false in the
-// padding. Branch-free (every dim is checked): fewer divergent paths on GPUs, and a control flow that
-// llvm-spirv-15 writes in an order spirv-val accepts.
-__device__ __forceinline__ bool input_point(const ConvGeometry& g, const int32_t* q, const int32_t* r, int32_t* offset) {
+// The offset of a spatial point, `strides` (a tensor's, [N, C, spatial...]) apart along each dim, whose coordinate
+// along dim d is coordinate(d, &inside_d); false where some coordinate lies outside. Branch-free (every dim is
+// checked): fewer divergent paths on GPUs, and a control flow that llvm-spirv-15 writes in an order spirv-val
+// accepts.
+template <class Coordinate>
+__device__ __forceinline__ bool point_offset(const int32_t* strides, Coordinate coordinate, int32_t* offset) {
   int32_t o = 0;
   bool inside = true;
-  #pragma unroll
+#pragma unroll
   for (int d = 0; d < kConvSpatial; ++d) {
-    const int32_t i = q[d] * g.stride[d] - g.pad[d] + r[d] * g.dilation[d];
-    inside = inside & (i >= 0) & (i < g.in[d]);
-    o += i * g.x_stride[2 + d];
+    bool ok = true;
+    const int32_t c = coordinate(d, &ok);
+    inside = inside & ok;
+    o += c * strides[2 + d];
   }
   *offset = o;
   return inside;
 }
 
-// The offset of the output-gradient element that input point s meets through filter point r; false where no
-// output point does (the stride skips it, or it lies outside). Branch-free as input_point.
+// The input element that filter point r of output point q reads; false in the padding.
+__device__ __forceinline__ bool input_point(const ConvGeometry& g, const int32_t* q, const int32_t* r, int32_t* offset) {
+  return point_offset(g.x_stride, [&](int d, bool* ok) {
+    const int32_t i = q[d] * g.stride[d] - g.pad[d] + r[d] * g.dilation[d];
+    *ok = (i >= 0) & (i < g.in[d]);
+    return i;
+  }, offset);
+}
+
+// The output-gradient element that input point s meets through filter point r; false where no output point does
+// (the stride skips it, or it lies outside).
 __device__ __forceinline__ bool output_point(const ConvGeometry& g, const int32_t* s, const int32_t* r, int32_t* offset) {
-  int32_t o = 0;
-  bool inside = true;
-  #pragma unroll
-  for (int d = 0; d < kConvSpatial; ++d) {
+  return point_offset(g.y_stride, [&](int d, bool* ok) {
     const int32_t t = s[d] + g.pad[d] - r[d] * g.dilation[d];
     const int32_t q = t / g.stride[d];
-    inside = inside & (t >= 0) & (q * g.stride[d] == t) & (q < g.out[d]);
-    o += q * g.y_stride[2 + d];
-  }
-  *offset = o;
-  return inside;
+    *ok = (t >= 0) & (q * g.stride[d] == t) & (q < g.out[d]);
+    return q;
+  }, offset);
 }
 
 __device__ __forceinline__ int32_t spatial_offset(const int32_t* at, const int32_t* strides) {
