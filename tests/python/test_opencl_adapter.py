@@ -251,6 +251,22 @@ check("amin with NaN", xd.amin(0), x.amin(0))
 check("amax of a transpose", xd.transpose(0, 2).amax(1), x.transpose(0, 2).amax(1))
 long_row = r(3, 5000)
 check("sum of rows longer than a work-group", long_row.to(d).sum(1), long_row.sum(1), atol=1e-4)
+z = x.clone()
+z[0, 0, 0] = 0.5  # no NaN: the norms' NaN rule is ATen's, checked on the GPUs
+zd = z.to(d)
+for ord in (2, 1, 0, 3.5, float("inf"), float("-inf")):
+    check(f"vector_norm ord {ord} over dims 1, 2", torch.linalg.vector_norm(zd, ord, (1, 2)),
+          torch.linalg.vector_norm(z, ord, (1, 2)), atol=1e-4)
+check("vector_norm of a transpose", torch.linalg.vector_norm(yd.t(), dim=1), torch.linalg.vector_norm(y.t(), dim=1))
+params = [torch.nn.Parameter(r(40, 30).to(d)), torch.nn.Parameter(r(30).to(d))]
+cpu_params = [torch.nn.Parameter(p.detach().cpu()) for p in params]
+for p, q in zip(params, cpu_params):
+    grad = r(*p.shape)
+    p.grad, q.grad = grad.to(d), grad
+total = torch.nn.utils.clip_grad_norm_(params, 1.0, foreach=False)
+check("clip_grad_norm_ total", total, torch.nn.utils.clip_grad_norm_(cpu_params, 1.0, foreach=False))
+for p, q in zip(params, cpu_params):
+    check("clip_grad_norm_ scaled gradient", p.grad, q.grad)
 """)
 
 

@@ -76,7 +76,7 @@ hal_status_t plan(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, c
     case Family::gemm:
       return detail::plan_gemm(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     case Family::reduction:
-      return detail::plan_reduce(op, inputs, num_inputs, outputs, num_outputs, launches);
+      return detail::plan_reduce(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     case Family::softmax:
       return detail::plan_softmax(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     case Family::loss:

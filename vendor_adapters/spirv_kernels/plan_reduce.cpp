@@ -1,6 +1,7 @@
-// Plans of the reduction module (kernels/reduce.cl): SUM, MEAN, PROD, AMAX and AMIN of float32 into float32,
-// over any dims (the reductions' shape rule of adapter_ops.h) and strides.
+// Plans of the reduction module (kernels/reduce.cl): SUM, MEAN, PROD, AMAX, AMIN and VECTOR_NORM of float32 into
+// float32, over any dims (the reductions' shape rule of adapter_ops.h) and strides.
 #include "kernels/tensor_operands.h"
+#include "kernels/vector_norm.cuh"
 #include "plan_support.h"
 
 namespace hal_spirv::detail {
@@ -13,12 +14,16 @@ constexpr size_t kMaxGroup = 256;  // kernels/reduce.cl's kMaxGroup
 }  // namespace
 
 bool is_planned_reduction(hal_op_t op) {
-  return op == HAL_OP_SUM || op == HAL_OP_MEAN || op == HAL_OP_PROD || op == HAL_OP_AMAX || op == HAL_OP_AMIN;
+  return op == HAL_OP_SUM || op == HAL_OP_MEAN || op == HAL_OP_PROD || op == HAL_OP_AMAX || op == HAL_OP_AMIN ||
+         op == HAL_OP_VECTOR_NORM;
 }
 
 hal_status_t plan_reduce(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
-                         int32_t num_outputs, std::vector<Launch>* launches) {
+                         int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
+                         std::vector<Launch>* launches) {
   if (num_inputs != 1 || num_outputs != 1) return HAL_STATUS_NOT_SUPPORTED;
+  const bool norm = op == HAL_OP_VECTOR_NORM;
+  if (norm && (scalars == nullptr || num_scalars < 1)) return HAL_STATUS_INVALID_ARGUMENT;
   const hal_tensor_t& in = inputs[0];
   const hal_tensor_t& out = outputs[0];
   if (!is_float32_tensor(in) || !is_float32_tensor(out) || in.ndim != out.ndim) return HAL_STATUS_NOT_SUPPORTED;
@@ -59,11 +64,23 @@ hal_status_t plan_reduce(hal_op_t op, const hal_tensor_t* inputs, int32_t num_in
 
   // A work-group per output element, as wide as the reduction (a power of two for the kernel's tree).
   const size_t group = pow2_at_least(length, kMaxGroup);
-  Launch l = launch_of(Module::Reduce, "reduce_f32");
+  Launch l = launch_of(Module::Reduce, norm ? "vector_norm_f32" : "reduce_f32");
   add_pointer(&l, in, hal_gpu::element0(out));  // a reduction of no elements reads nothing
   add_pointer(&l, out, nullptr);
   l.args.push_back(KernelArg::of_value(layout));
-  l.args.push_back(KernelArg::of_value(static_cast<int32_t>(op)));
+  if (norm) {
+    const hal_scalar_t& s = scalars[0];  // ord, as reduce.cu reads it
+    const double ord = s.kind == 0 ? s.value.f : s.kind == 1 ? static_cast<double>(s.value.i) : s.value.b;
+    const hal_gpu::NormOrder order = hal_gpu::norm_order_of(ord);
+    // The infinite orders of no elements are an error on the CPU: the fallback gives it.
+    if (length == 0 && (order == hal_gpu::NormOrder::Inf || order == hal_gpu::NormOrder::NegInf)) {
+      return HAL_STATUS_NOT_SUPPORTED;
+    }
+    l.args.push_back(KernelArg::of_value(static_cast<int32_t>(order)));
+    l.args.push_back(KernelArg::of_value(static_cast<float>(ord)));
+  } else {
+    l.args.push_back(KernelArg::of_value(static_cast<int32_t>(op)));
+  }
   l.global[0] = static_cast<size_t>(outputs_count) * group;
   l.local[0] = group;
   launches->push_back(l);

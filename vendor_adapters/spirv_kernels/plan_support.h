@@ -25,7 +25,7 @@ bool merge_dims(const int64_t* shape, int32_t ndim, const int64_t* const* stride
                 int64_t (*stride)[kMaxDims], int32_t* merged_ndim);
 
 size_t round_up(size_t v, size_t multiple);
-// SUM, MEAN, PROD, AMAX, AMIN: the reductions kernels/reduce.cl computes.
+// SUM, MEAN, PROD, AMAX, AMIN, VECTOR_NORM: the reductions kernels/reduce.cl computes.
 bool is_planned_reduction(hal_op_t op);
 // The smallest power of two >= v, at most `cap`.
 size_t pow2_at_least(int64_t v, size_t cap);
@@ -50,7 +50,8 @@ hal_status_t plan_gemm(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inpu
                        int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
                        std::vector<Launch>* launches);
 hal_status_t plan_reduce(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
-                         int32_t num_outputs, std::vector<Launch>* launches);
+                         int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
+                         std::vector<Launch>* launches);
 hal_status_t plan_softmax(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
                           int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
                           std::vector<Launch>* launches);

@@ -1,11 +1,14 @@
 // The vector norm of a set of elements, for every kernel that computes one (VECTOR_NORM in reduce.cu,
 // FOREACH_NORM in multi_tensor_norm.cu): the order's cases as ATen's norm kernels split them (max and min of
 // |x|, the count of nonzeros, the sums of |x| and of x^2, and the general sum of |x|^ord), so the common
-// orders skip pow(). T is the accumulation type (float, or double for f64).
+// orders skip pow(). T is the accumulation type (float, or double for f64). The SPIR-V side's reductions
+// (spirv_kernels/kernels/reduce.cl) compile it too.
 #pragma once
 
+#if !defined(__OPENCL_CPP_VERSION__)
 #include <limits>
 #include <type_traits>
+#endif
 
 #include "kernels/gpu_runtime.h"
 
@@ -13,6 +16,7 @@ namespace hal_gpu {
 
 enum class NormOrder { Inf, NegInf, Zero, One, Two, General };
 
+#if !defined(__OPENCL_CPP_VERSION__)
 inline NormOrder norm_order_of(double ord) {
   if (ord == std::numeric_limits<double>::infinity()) return NormOrder::Inf;
   if (ord == -std::numeric_limits<double>::infinity()) return NormOrder::NegInf;
@@ -21,6 +25,7 @@ inline NormOrder norm_order_of(double ord) {
   if (ord == 2) return NormOrder::Two;
   return NormOrder::General;
 }
+#endif
 
 template <class T, NormOrder O>
 struct VectorNorm {
@@ -33,7 +38,7 @@ struct VectorNorm {
     else return ::pow(b, e);
   }
   // The partial result of no elements (a norm over nothing is 0; -inf's is +inf, which callers refuse).
-  __device__ static T identity() { return O == NormOrder::NegInf ? std::numeric_limits<T>::infinity() : T(0); }
+  __device__ static T identity() { return O == NormOrder::NegInf ? static_cast<T>(INFINITY) : T(0); }
   // Two partial results: max/min for the infinite orders (a NaN anywhere is the norm), else their sum.
   __device__ static T combine(T a, T b) {
     if constexpr (O == NormOrder::Inf || O == NormOrder::NegInf) {

@@ -1,8 +1,10 @@
-// SUM, MEAN, PROD, AMAX and AMIN of float32 over any dims and strides, for the runtimes that take SPIR-V. A
-// work-group per output element: its work-items stride over the reduced elements, then combine their partials
-// in a local-memory tree of fixed shape (deterministic results, run to run). The NaN rule of amax/amin is the
-// elementwise library's maximum/minimum (elementwise_ops.cuh: a NaN anywhere is the result), as reduce.cu's.
+// SUM, MEAN, PROD, AMAX, AMIN and VECTOR_NORM of float32 over any dims and strides, for the runtimes that take
+// SPIR-V. A work-group per output element: its work-items stride over the reduced elements, then combine their
+// partials in a local-memory tree of fixed shape (deterministic results, run to run). The NaN rule of amax/amin
+// is the elementwise library's maximum/minimum (elementwise_ops.cuh: a NaN anywhere is the result), and the
+// norms are the library's own (vector_norm.cuh), as reduce.cu's.
 #include "kernels/elementwise_ops.cuh"
+#include "kernels/vector_norm.cuh"
 #include "kernel_layouts.h"
 
 using hal_spirv::ReduceLayout;
@@ -38,23 +40,63 @@ inline int64_t offset_of(uint64_t j, const int64_t* size, const int64_t* strides
   return offset;
 }
 
-kernel void reduce_f32(global const float* in, global float* out, ReduceLayout l, int op) {
-  local float partial[kMaxGroup];
+// The reduction of output element m's elements by `r` (identity(), push(acc, x), combine(a, b), finish(acc)) over
+// the work-group, written by lane 0 to out.
+template <class Reducer>
+inline void reduce_group(global const float* in, global float* out, const ReduceLayout& l, local float* partial,
+                         const Reducer& r) {
   const uint64_t m = get_group_id(0);
   const int lane = get_local_id(0), lanes = get_local_size(0);
   in += offset_of(m, l.kept_size, l.kept_in, l.kept_ndim);
-  float acc = identity_of(op);
+  float acc = r.identity();
   for (int64_t j = lane; j < l.length; j += lanes) {
-    acc = combine(op, acc, in[offset_of(j, l.reduced_size, l.reduced_in, l.reduced_ndim)]);
+    acc = r.push(acc, in[offset_of(j, l.reduced_size, l.reduced_in, l.reduced_ndim)]);
   }
   partial[lane] = acc;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int width = lanes / 2; width > 0; width /= 2) {
-    if (lane < width) partial[lane] = combine(op, partial[lane], partial[lane + width]);
+    if (lane < width) partial[lane] = r.combine(partial[lane], partial[lane + width]);
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (lane != 0) return;
-  float result = partial[0];
-  if (op == HAL_OP_MEAN) result *= 1.0f / static_cast<float>(l.length);  // as reduce.cu: 0 elements give NaN
-  out[offset_of(m, l.kept_size, l.kept_out, l.kept_ndim)] = result;
+  if (lane == 0) out[offset_of(m, l.kept_size, l.kept_out, l.kept_ndim)] = r.finish(partial[0]);
+}
+
+// SUM, MEAN, PROD, AMAX, AMIN.
+struct OpReducer {
+  int op;
+  float length;  // MEAN's divisor
+  float identity() const { return identity_of(op); }
+  float push(float a, float x) const { return ::combine(op, a, x); }
+  float combine(float a, float b) const { return ::combine(op, a, b); }
+  // As reduce.cu: the mean of 0 elements is NaN.
+  float finish(float a) const { return op == HAL_OP_MEAN ? a * (1.0f / length) : a; }
+};
+
+kernel void reduce_f32(global const float* in, global float* out, ReduceLayout l, int op) {
+  local float partial[kMaxGroup];
+  reduce_group(in, out, l, partial, OpReducer{op, static_cast<float>(l.length)});
+}
+
+// VECTOR_NORM of order O (the library's, vector_norm.cuh); `ord` is the general order's value.
+template <hal_gpu::NormOrder O>
+struct NormReducer {
+  using N = hal_gpu::VectorNorm<float, O>;
+  float ord;
+  float identity() const { return N::identity(); }
+  float push(float a, float x) const { return N::push(a, x, ord); }
+  float combine(float a, float b) const { return N::combine(a, b); }
+  float finish(float a) const { return N::finish(a, ord); }
+};
+
+kernel void vector_norm_f32(global const float* in, global float* out, ReduceLayout l, int order, float ord) {
+  local float partial[kMaxGroup];
+  using hal_gpu::NormOrder;
+  switch (static_cast<NormOrder>(order)) {
+    case NormOrder::Inf: reduce_group(in, out, l, partial, NormReducer<NormOrder::Inf>{ord}); break;
+    case NormOrder::NegInf: reduce_group(in, out, l, partial, NormReducer<NormOrder::NegInf>{ord}); break;
+    case NormOrder::Zero: reduce_group(in, out, l, partial, NormReducer<NormOrder::Zero>{ord}); break;
+    case NormOrder::One: reduce_group(in, out, l, partial, NormReducer<NormOrder::One>{ord}); break;
+    case NormOrder::Two: reduce_group(in, out, l, partial, NormReducer<NormOrder::Two>{ord}); break;
+    default: reduce_group(in, out, l, partial, NormReducer<NormOrder::General>{ord}); break;
+  }
 }
