@@ -3,10 +3,12 @@
 // backward ops as an implicit GEMM per group, C[m, n] = sum_k A[m, k] B[k, n], whose operands are read straight
 // out of the convolution's tensors with their strides (no im2col buffer; any layout, channels-last included).
 // With Cg = C / groups and Kg = K / groups input and output channels per group:
-//   forward          y[n, g*Kg + o, q] : m = (n, q), n = o,        k = (c, r): A = x at q*stride - pad + r*dil, B = w[o, c, r]
-//   backward input   dx[n, g*Cg + c, s]: m = (n, s), n = c,        k = (o, r): A = dy at (s + pad - r*dil) / stride where
-//                                                                              that divides and lies inside, B = w[o, c, r]
-//   backward weight  dw[g*Kg + o, c, r]: m = o,      n = (c, r),   k = (n, q): A = dy[n, o, q], B = x at q*stride - pad + r*dil
+//   forward          y[n, g*Kg + o, q]:  m = (n, q), n = o, k = (c, r);
+//                    A = x at q*stride - pad + r*dil, B = w[o, c, r]
+//   backward input   dx[n, g*Cg + c, s]: m = (n, s), n = c, k = (o, r);
+//                    A = dy at (s + pad - r*dil) / stride where that divides and lies inside, B = w[o, c, r]
+//   backward weight  dw[g*Kg + o, c, r]: m = o, n = (c, r), k = (n, q);
+//                    A = dy[n, o, q], B = x at q*stride - pad + r*dil
 // where q runs over the output's spatial points, s over the input's, r over the filter's. A block computes a
 // kConvTileM x kConvTileN tile of C through kConvTileK-deep slices of A and B staged in shared (local) memory.
 // A portable kernel for where no vendor library serves (AMD without MIOpen, SPIR-V devices, what cuDNN declines):
@@ -52,7 +54,8 @@ __device__ __forceinline__ bool point_offset(const int32_t* strides, Coordinate 
 }
 
 // The input element that filter point r of output point q reads; false in the padding.
-__device__ __forceinline__ bool input_point(const ConvGeometry& g, const int32_t* q, const int32_t* r, int32_t* offset) {
+__device__ __forceinline__ bool input_point(const ConvGeometry& g, const int32_t* q, const int32_t* r,
+                                            int32_t* offset) {
   return point_offset(g.x_stride, [&](int d, bool* ok) {
     const int32_t i = q[d] * g.stride[d] - g.pad[d] + r[d] * g.dilation[d];
     *ok = (i >= 0) & (i < g.in[d]);
@@ -62,7 +65,8 @@ __device__ __forceinline__ bool input_point(const ConvGeometry& g, const int32_t
 
 // The output-gradient element that input point s meets through filter point r; false where no output point does
 // (the stride skips it, or it lies outside).
-__device__ __forceinline__ bool output_point(const ConvGeometry& g, const int32_t* s, const int32_t* r, int32_t* offset) {
+__device__ __forceinline__ bool output_point(const ConvGeometry& g, const int32_t* s, const int32_t* r,
+                                             int32_t* offset) {
   return point_offset(g.y_stride, [&](int d, bool* ok) {
     const int32_t t = s[d] + g.pad[d] - r[d] * g.dilation[d];
     const int32_t q = t / g.stride[d];
@@ -173,7 +177,8 @@ __device__ __forceinline__ void convolution_block(const ConvGeometry& g, const T
   const int32_t m0 = static_cast<int32_t>(block_index(0)) * kConvTileM;
   const int32_t n0 = static_cast<int32_t>(block_index(1)) * kConvTileN;
   const int32_t tid = static_cast<int32_t>(thread_index(0));
-  // Loading: thread tid fills row (tid % kConvTileM) of both tiles' slices at depths tid / kConvTileM + j * kRows.
+  // Loading: thread tid fills column (tid % kConvTileM) of both tiles' slices, at depths tid / kConvTileM +
+  // slice * kRows.
   constexpr int32_t kRows = kConvThreads / kConvTileM;
   static_assert(kConvTileM == kConvTileN, "a loading thread takes the same index in both tiles");
   const int32_t lane = tid % kConvTileM, depth = tid / kConvTileM;
