@@ -1,7 +1,7 @@
 """Custom devices: a Python backend or a C ABI plugin library, added to torch_hal as more hal:N devices.
 
 A Python backend subclasses :class:`CustomDeviceBackend`; torch_hal bridges it into the HAL core as an
-adapter (vendor_adapters/python_backend/), so its memory holds the tensors, copies go through its methods,
+adapter (csrc/torch/python_backend/), so its memory holds the tensors, copies go through its methods,
 and every op runs through torch_hal's CPU fallback (a Python backend has no native kernels). A plugin is
 a shared library exporting ``hal_adapter_query`` (vendor_adapters/example_asic/README.md).
 

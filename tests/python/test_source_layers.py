@@ -1,8 +1,7 @@
 """The glue's source layout: csrc/torch is a stack of layers (csrc/torch/README.md), and no file includes a header
 of a layer above its own; no file of csrc/ takes part in an include cycle.
 
-Reads the sources only (no torch import, no build): every `#include "..."` of csrc/ and of the Python-callable
-backend (vendor_adapters/python_backend, compiled into torch_hal._C with the glue), resolved as the compiler
+Reads the sources only (no torch import, no build): every `#include "..."` of csrc/, resolved as the compiler
 resolves it (the including file's folder first, then the include directories of csrc/torch/CMakeLists.txt and
 csrc/hal/CMakeLists.txt).
 """
@@ -17,18 +16,16 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 GLUE = ROOT / "csrc" / "torch"
 CORE = ROOT / "csrc" / "hal"
-PYTHON_BACKEND = ROOT / "vendor_adapters" / "python_backend"
 
 # The layers, lowest first: a file may include headers of its own layer and of the layers before it, never of
 # a layer after it. "core" is csrc/hal (and the adapter ABI, include/), which sees no PyTorch header; each
-# other name is a folder of csrc/torch, except python_backend, the adapter for devices whose operations are
-# Python callables (vendor_adapters/python_backend): an adapter, so it sees the core's level alone (the ABI and
-# adapter_support), and only python (which registers it) uses it. The runtime knows nothing of op routes or
-# ops, dispatch nothing of specific ops, and python (the module's bindings) is the top.
+# other name is a folder of csrc/torch. The runtime knows nothing of op routes or ops, dispatch nothing of
+# specific ops, and python (the module's bindings) is the top. python_backend, the devices whose operations are
+# Python callables, serves the core as an adapter does: it sees the core's level alone (the ABI and
+# adapter_support), and only python (which registers it) uses it (test_the_python_backend_stands_apart).
 # csrc/torch/CMakeLists.txt globs the same folders; csrc/torch/README.md says each one's job.
 LAYERS = [
     "core",
-    "python_backend",
     "runtime",
     "profiler",
     "dispatch",
@@ -37,11 +34,12 @@ LAYERS = [
     "interop",
     "distributed",
     "compile",
+    "python_backend",
     "python",
 ]
 
-# The folders of csrc/torch: every layer but the core and the Python backend.
-GLUE_LAYERS = [name for name in LAYERS if name not in ("core", "python_backend")]
+# The folders of csrc/torch: every layer but the core.
+GLUE_LAYERS = [name for name in LAYERS if name != "core"]
 
 # Where a quoted include is looked for after the including file's own folder (csrc/torch/CMakeLists.txt:
 # csrc/torch and vendor_adapters; the core's: csrc, include/, and adapter_support for library_file_check.h).
@@ -62,8 +60,6 @@ def layer_of(path: Path) -> str | None:
     # adapter_support's library file check is compiled into the core (and into adapters): the core's.
     if any(path.is_relative_to(ROOT / p) for p in ("csrc/hal", "include", "vendor_adapters/adapter_support")):
         return "core"
-    if path.is_relative_to(PYTHON_BACKEND):
-        return "python_backend"
     if path.is_relative_to(GLUE):
         parts = path.relative_to(GLUE).parts
         return parts[0] if len(parts) > 1 and parts[0] in GLUE_LAYERS else None
@@ -154,7 +150,7 @@ def cycles(graph: dict[Path, list[Path]]) -> list[list[Path]]:
 
 
 def layered_files() -> list[Path]:
-    return sources(GLUE) + sources(PYTHON_BACKEND)
+    return sources(GLUE)
 
 
 def test_every_glue_file_sits_in_a_layer_folder():
@@ -181,15 +177,18 @@ def test_no_file_includes_a_header_of_a_higher_layer():
     assert not found, "includes that point up the layers (" + " < ".join(LAYERS) + "):\n" + "\n".join(found)
 
 
-def test_only_the_python_bindings_include_the_python_backend():
+def test_the_python_backend_stands_apart():
+    """The Python backend serves the core as an adapter does: it includes the core's level alone (adapter.h,
+    adapter_support), and only the Python bindings, which register it, include it."""
     graph, _ = include_graph(layered_files())
-    found = [
-        f"{f.relative_to(ROOT)} includes {t.relative_to(ROOT)}"
-        for f, targets in graph.items()
-        for t in targets
-        if layer_of(t) == "python_backend" and layer_of(f) not in ("python_backend", "python")
-    ]
-    assert not found, "the Python backend is an adapter that only csrc/torch/python registers:\n" + "\n".join(found)
+    found = []
+    for f, targets in graph.items():
+        for t in targets:
+            if layer_of(f) == "python_backend" and layer_of(t) not in ("core", "python_backend"):
+                found.append(f"{f.relative_to(ROOT)} includes {t.relative_to(ROOT)}, above the core's level")
+            if layer_of(t) == "python_backend" and layer_of(f) not in ("python_backend", "python"):
+                found.append(f"{f.relative_to(ROOT)} includes {t.relative_to(ROOT)}; only csrc/torch/python may")
+    assert not found, "the Python backend is registered by csrc/torch/python alone:\n" + "\n".join(found)
 
 
 def test_no_include_cycle_in_csrc():
@@ -209,8 +208,7 @@ def test_the_cmake_glob_lists_the_same_layers():
 
 def test_the_readme_names_every_layer_folder():
     readme = (GLUE / "README.md").read_text()
-    folder = {"python_backend": "vendor_adapters/python_backend"}
-    missing = [name for name in LAYERS if name != "core" and f"`{folder.get(name, name)}/`" not in readme]
+    missing = [name for name in LAYERS if name != "core" and f"`{name}/`" not in readme]
     assert not missing, f"csrc/torch/README.md says nothing of {missing}"
 
 
@@ -232,7 +230,7 @@ def test_the_checks_catch_an_upward_include_and_a_cycle():
         ("csrc/torch/dispatch/cpu_fallback.cpp", "dispatch"),
         ("csrc/torch/ops/attention_by_gemm.h", "ops"),
         ("csrc/torch/python/python_module.cpp", "python"),
-        ("vendor_adapters/python_backend/python_backend.h", "python_backend"),
+        ("csrc/torch/python_backend/python_backend.h", "python_backend"),
         ("csrc/hal/error.h", "core"),
         ("include/torch_hal/adapter.h", "core"),
         ("vendor_adapters/adapter_support/library_file_check.h", "core"),

@@ -1,5 +1,5 @@
 // Whether the Python interpreter still takes calls, for code that may be asked to take the GIL from any thread
-// at any time: the Python backend adapter (vendor_adapters/python_backend) before it calls a backend's method,
+// at any time: the Python backend adapter (csrc/torch/python_backend) before it calls a backend's method,
 // and the glue before it lets go of the GIL around the core's locks (csrc/torch/runtime/python_gil.h). Past
 // this point, taking the GIL would hang or crash the exiting process.
 #pragma once

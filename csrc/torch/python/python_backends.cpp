@@ -1,4 +1,4 @@
-// The Python backend adapter (vendor_adapters/python_backend) builds a function table per backend; this adds it
+// The Python backend adapter (csrc/torch/python_backend) builds a function table per backend; this adds it
 // to the core's registry, the one step that needs the glue. The adapter itself sees only adapter.h.
 #include "python/python_backends.h"
 

@@ -1,4 +1,4 @@
-// The GIL around the core's locks. A Python backend (vendor_adapters/python_backend) runs its allocate_memory
+// The GIL around the core's locks. A Python backend (csrc/torch/python_backend) runs its allocate_memory
 // under the core allocator's lock, taking the GIL; a thread that held the GIL while waiting for that lock
 // (freeing a tensor, allocating one) would deadlock with it. So the glue enters the allocator, and every other
 // core call that may wait for its locks, without the GIL: GilReleasedAroundCoreLock.

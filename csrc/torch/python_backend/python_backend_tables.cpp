@@ -100,7 +100,7 @@ std::vector<int> register_python_backend(py::object backend, const std::string& 
     throw py::value_error("cannot register Python backend '" + name + "': all " +
                           std::to_string(kMaxPythonBackends) +
                           " slots for Python backends of this process are taken (each needs a function table of its "
-                          "own, compiled in; kMaxPythonBackends in vendor_adapters/python_backend/python_backend.h). "
+                          "own, compiled in; kMaxPythonBackends in csrc/torch/python_backend/python_backend.h). "
                           "Serve several devices from one backend (get_device_count) instead of registering one "
                           "backend per device");
   }
