@@ -69,8 +69,7 @@ hal_status_t plan_reduce(hal_op_t op, const hal_tensor_t* inputs, int32_t num_in
   add_pointer(&l, out, nullptr);
   l.args.push_back(KernelArg::of_value(layout));
   if (norm) {
-    const hal_scalar_t& s = scalars[0];  // ord, as reduce.cu reads it
-    const double ord = s.kind == 0 ? s.value.f : s.kind == 1 ? static_cast<double>(s.value.i) : s.value.b;
+    const double ord = scalar_as_double(scalars[0]);
     const hal_gpu::NormOrder order = hal_gpu::norm_order_of(ord);
     // The infinite orders of no elements are an error on the CPU: the fallback gives it.
     if (length == 0 && (order == hal_gpu::NormOrder::Inf || order == hal_gpu::NormOrder::NegInf)) {

@@ -6,18 +6,12 @@
 #include <cstdint>
 #include <limits>
 
+#include "kernels/tensor_operands.h"
+
 namespace hal_gpu {
 namespace {
 
 constexpr int64_t kMaxIndex = std::numeric_limits<int32_t>::max();
-
-bool is_conv_dtype(hal_dtype_t t) {
-  if (t.lanes != 1) return false;
-  return (t.code == HAL_DTYPE_FLOAT && (t.bits == 16 || t.bits == 32 || t.bits == 64)) ||
-         (t.code == HAL_DTYPE_BFLOAT && t.bits == 16);
-}
-
-bool same_dtype(hal_dtype_t a, hal_dtype_t b) { return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes; }
 
 // Sizes and strides of t into the kernel's [N or K, C, 3 spatial] form, the missing leading spatial dims of
 // size 1 (stride 0). False when an element's offset could pass 2^31 or a stride is negative.
@@ -65,7 +59,8 @@ bool read_convolution(hal_op_t op, const hal_tensor_t* inputs, int32_t num_input
     *why = "convolution: x, w and y must have 3 to 5 dims, all the same";
     return false;
   }
-  if (!is_conv_dtype(l.x->dtype) || !same_dtype(l.x->dtype, l.w->dtype) || !same_dtype(l.x->dtype, l.y->dtype)) {
+  const DType dtype = dtype_of(l.x->dtype);
+  if (!is_floating(dtype) || dtype_of(l.w->dtype) != dtype || dtype_of(l.y->dtype) != dtype) {
     *why = "convolution: x, w and y must share one of float32, float16, bfloat16, float64";
     return false;
   }
