@@ -371,6 +371,65 @@ assert r01.min().item() >= 0 and r01.max().item() < 1
 """)
 
 
+def test_dropout_draws_its_mask_and_scales_in_one_kernel(runtime):
+    # DROPOUT from the kernel library's draw (dropout_math.cuh): one seed, one mask; the kept fraction within five
+    # standard deviations of 1 - p; what is kept scaled by 1 / (1 - p) exactly as the CPU scales it.
+    run_ops_strictly("""
+x = r(1000, 301)  # an odd element count: a last work-item with fewer than four elements
+xd = x.to(d)
+torch.manual_seed(3)
+y, m = torch.native_dropout(xd, 0.3, True)
+torch.manual_seed(3)
+y2, m2 = torch.native_dropout(xd, 0.3, True)
+assert torch.equal(m.cpu(), m2.cpu()) and torch.equal(y.cpu(), y2.cpu()), "one seed, two masks"
+m, y = m.cpu(), y.cpu()
+assert m.dtype == torch.bool
+kept = m.float().mean().item()
+assert abs(kept - 0.7) < 5 * (0.21 / x.numel()) ** 0.5, kept
+assert torch.equal(y, x * m * (1 / 0.7)), "dropout output"
+g = r(1000, 301)
+gx = torch.ops.aten.native_dropout_backward(g.to(d), m.to(d), 1 / 0.7)
+check("dropout backward", gx, g * m * (1 / 0.7), rtol=0, atol=0)
+""")
+
+
+def test_fused_optimizers_run_the_librarys_math(runtime):
+    # fused=True optimizers: one FUSED_ADAM / FUSED_SGD kernel per parameter from optimizer_math.cuh (the math the
+    # CUDA and HIP kernels compile), against PyTorch's CPU fused kernels over three steps. The SPIR-V kernels
+    # compute in float32 where ATen's CPU and CUDA kernels keep the hyperparameters in double: a few ulps.
+    run_ops_strictly("""
+def model():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(33, 64), torch.nn.Tanh(), torch.nn.Linear(64, 5))
+makers = [lambda p: torch.optim.AdamW(p, lr=1e-2, weight_decay=0.05, fused=True),
+          lambda p: torch.optim.Adam(p, lr=1e-2, amsgrad=True, maximize=True, fused=True),
+          lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9, nesterov=True, weight_decay=1e-3, fused=True),
+          lambda p: torch.optim.SGD(p, lr=0.05, fused=True)]
+for k, make in enumerate(makers):
+    cpu_model, dev_model = model(), model().to(d)
+    cpu_opt, dev_opt = make(cpu_model.parameters()), make(dev_model.parameters())
+    for step in range(3):
+        for net, opt in ((cpu_model, cpu_opt), (dev_model, dev_opt)):
+            opt.zero_grad()
+            for p in net.parameters():  # the same gradients on both sides: the optimizer alone is compared
+                grad = torch.full(p.shape, 0.01 * (step + 1)) + torch.arange(p.numel()).view(p.shape) % 7 * 1e-3
+                p.grad = grad.to(p.device)
+            opt.step()
+    for a, e in zip(dev_model.parameters(), cpu_model.parameters()):
+        check(f"optimizer {k}", a.detach(), e.detach(), rtol=2e-6, atol=2e-6)
+# GradScaler's operands: an unscaled gradient written back, and a step that found_inf skips.
+p, gr, ea, es = [r(5, 7)], [r(5, 7) * 4], [torch.zeros(5, 7)], [torch.zeros(5, 7)]
+dev = [[t.to(d) for t in ts] for ts in (p, gr, ea, es)]
+for found in (0.0, 1.0):
+    for tensors, device in (((p, gr, ea, es), "cpu"), (dev, d)):
+        torch._fused_adamw_(*tensors, [], [torch.ones((), device=device)], lr=torch.tensor(1e-2, device=device),
+                            beta1=0.9, beta2=0.999, weight_decay=0.0, eps=1e-8, amsgrad=False, maximize=False,
+                            grad_scale=torch.tensor([4.0], device=device), found_inf=torch.tensor([found], device=device))
+    for a, e in zip(dev, (p, gr, ea, es)):
+        check(f"grad scaler, found_inf {found}", a[0], e[0], rtol=2e-6, atol=2e-6)
+""")
+
+
 def test_fill_broadcasts_scalar_operands_and_strided_elementwise(runtime):
     run_ops_strictly("""
 f = torch.empty(5, 6, device=d)

@@ -25,8 +25,10 @@ bool is_planned(hal_op_t op) {
     case Family::reduction: return detail::is_planned_reduction(op);
     case Family::softmax: return true;
     case Family::loss: return true;  // NLL
-    case Family::random: return op == HAL_OP_UNIFORM || op == HAL_OP_NORMAL;
+    case Family::random:
+      return op == HAL_OP_UNIFORM || op == HAL_OP_NORMAL || op == HAL_OP_DROPOUT || op == HAL_OP_DROPOUT_BACKWARD;
     case Family::convolution: return true;
+    case Family::fused_optimizer: return true;
     default: return false;
   }
 }
@@ -50,11 +52,13 @@ bool supports(hal_op_t op, const hal_tensor_t* tensors, int32_t num_tensors) {
   if (module_bytes(Module::Elementwise).size == 0) return false;
   if (!is_planned(op)) return false;
   const bool nll = hal_gpu::family_of(op) == hal_gpu::Family::loss;
+  const bool dropout = op == HAL_OP_DROPOUT || op == HAL_OP_DROPOUT_BACKWARD;
   for (int32_t i = 0; tensors != nullptr && i < num_tensors; ++i) {
     const hal_dtype_t t = tensors[i].dtype;
     const bool takes = op == HAL_OP_FILL ? is_fill_dtype(t)
-                       : nll ? detail::is_float32(tensors[i]) || hal_gpu::dtype_of(t) == hal_gpu::DType::I64
-                             : detail::is_float32(tensors[i]);
+                       : nll     ? detail::is_float32(tensors[i]) || hal_gpu::dtype_of(t) == hal_gpu::DType::I64
+                       : dropout ? detail::is_float32(tensors[i]) || hal_gpu::dtype_of(t) == hal_gpu::DType::Bool
+                                 : detail::is_float32(tensors[i]);
     if (!takes) return false;
   }
   return true;
@@ -82,9 +86,12 @@ hal_status_t plan(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, c
     case Family::loss:
       return detail::plan_nll_loss(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     case Family::random:
-      return detail::plan_random(op, outputs, num_outputs, scalars, num_scalars, num_inputs, launches);
+      return detail::plan_random(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     case Family::convolution:
       return detail::plan_convolution(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
+    case Family::fused_optimizer:
+      return detail::plan_fused_optimizer(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars,
+                                          launches);
     default:
       break;
   }

@@ -63,8 +63,14 @@ hal_status_t plan_convolution(hal_op_t op, const hal_tensor_t* inputs, int32_t n
                               int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
                               std::vector<Launch>* launches);
 
-// UNIFORM and NORMAL into float32 outputs.
-hal_status_t plan_random(hal_op_t op, const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
-                         int32_t num_scalars, int32_t num_inputs, std::vector<Launch>* launches);
+// UNIFORM and NORMAL into float32 outputs; DROPOUT and its backward on dense float32.
+hal_status_t plan_random(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
+                         int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
+                         std::vector<Launch>* launches);
+
+// FUSED_ADAM and FUSED_SGD on float32, a launch per parameter.
+hal_status_t plan_fused_optimizer(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs,
+                                  const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
+                                  int32_t num_scalars, std::vector<Launch>* launches);
 
 }  // namespace hal_spirv::detail

@@ -14,6 +14,7 @@ HAL_SPIRV_EMBEDDED(softmax)
 HAL_SPIRV_EMBEDDED(loss)
 HAL_SPIRV_EMBEDDED(random)
 HAL_SPIRV_EMBEDDED(convolution)
+HAL_SPIRV_EMBEDDED(fused_optimizer)
 #undef HAL_SPIRV_EMBEDDED
 #endif
 
@@ -27,6 +28,7 @@ SpirvModule module_bytes(Module module) {
     case Module::Loss: return {loss_spv, loss_spv_size};
     case Module::Random: return {random_spv, random_spv_size};
     case Module::Convolution: return {convolution_spv, convolution_spv_size};
+    case Module::FusedOptimizer: return {fused_optimizer_spv, fused_optimizer_spv_size};
   }
 #else
   (void)module;
@@ -43,6 +45,7 @@ const char* module_name(Module module) {
     case Module::Loss: return "loss";
     case Module::Random: return "random";
     case Module::Convolution: return "convolution";
+    case Module::FusedOptimizer: return "fused_optimizer";
   }
   return "unknown";
 }

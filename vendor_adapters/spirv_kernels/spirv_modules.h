@@ -13,10 +13,11 @@ enum class Module : int {
   Reduce = 2,       // kernels/reduce.cl: sum, mean, prod, amax, amin
   Softmax = 3,      // kernels/softmax.cl: softmax, log_softmax and their backward
   Loss = 4,         // kernels/loss.cl: nll_loss and its backward
-  Random = 5,       // kernels/random.cl: uniform and normal
+  Random = 5,       // kernels/random.cl: uniform, normal, dropout and its backward
   Convolution = 6,  // kernels/convolution.cl: convolution and its two backward ops (gpu_kernels' kernel body)
+  FusedOptimizer = 7,  // kernels/fused_optimizer.cl: fused Adam(W) and SGD (gpu_kernels' optimizer_math.cuh)
 };
-constexpr int kModuleCount = 7;
+constexpr int kModuleCount = 8;
 
 struct SpirvModule {
   const unsigned char* bytes = nullptr;

@@ -58,4 +58,21 @@ struct NllShape {
   int32_t has_total_weight;  // forward: whether total_weight is wanted
 };
 
+// FUSED_ADAM over one parameter of n elements (kernels/fused_optimizer.cl): the hyperparameters in float (the
+// modules use no double), and which of the optional operands are present (absent ones get a stand-in pointer).
+struct FusedAdamArgs {
+  int64_t n;
+  float lr, beta1, beta2, weight_decay, eps;
+  int32_t amsgrad, maximize, decoupled;
+  int32_t has_device_lr, has_grad_scale, has_found_inf;
+};
+
+// FUSED_SGD over one parameter of n elements.
+struct FusedSgdArgs {
+  int64_t n;
+  float lr, weight_decay, momentum, dampening;
+  int32_t nesterov, maximize, is_first_step, has_momentum;
+  int32_t has_device_lr, has_grad_scale, has_found_inf;
+};
+
 }  // namespace hal_spirv
