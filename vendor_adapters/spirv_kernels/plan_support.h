@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/kernel_layouts.h"
+#include "kernels/tensor_operands.h"
 #include "launch_plan.h"
 
 namespace hal_spirv::detail {
@@ -15,8 +16,9 @@ bool is_float32(const hal_tensor_t& t);
 bool is_float32_tensor(const hal_tensor_t& t);
 bool same_shape(const hal_tensor_t& a, const hal_tensor_t& b);
 
-double scalar_as_double(const hal_scalar_t& s);
-int64_t scalar_as_int(const hal_scalar_t& s);
+// A scalar as the kernel library reads it (tensor_operands.h).
+using hal_gpu::scalar_as_double;
+using hal_gpu::scalar_as_int;
 
 // Dimensions of `shape` walked row-major with each operand's strides (strides[k] == nullptr: all 0), size-1
 // dims dropped and neighbours merged where every operand steps through them as through one dim. Writes the
@@ -58,6 +60,16 @@ hal_status_t plan_softmax(hal_op_t op, const hal_tensor_t* inputs, int32_t num_i
 hal_status_t plan_nll_loss(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
                            int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
                            std::vector<Launch>* launches);
+
+// Whether the elementwise kernels take `op` on tensors of dtype `t`: float32, or int64 for ops that take integers.
+bool is_elementwise_dtype(hal_op_t op, hal_dtype_t t);
+
+hal_status_t plan_pooling(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
+                          int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
+                          std::vector<Launch>* launches);
+hal_status_t plan_batch_norm(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
+                             int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
+                             std::vector<Launch>* launches);
 
 hal_status_t plan_convolution(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
                               int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,

@@ -15,8 +15,10 @@ enum class Module : int {
   Loss = 4,         // kernels/loss.cl: nll_loss and its backward
   Random = 5,       // kernels/random.cl: uniform and normal
   Convolution = 6,  // kernels/convolution.cl: convolution and its two backward ops (gpu_kernels' kernel body)
+  Pooling = 7,      // kernels/pooling.cl: max, average and adaptive pooling, forward and backward (pooling.cuh)
+  BatchNorm = 8,    // kernels/batch_norm.cl: batch norm and its backward (batch_norm.cuh)
 };
-constexpr int kModuleCount = 7;
+constexpr int kModuleCount = 9;
 
 struct SpirvModule {
   const unsigned char* bytes = nullptr;
