@@ -3,9 +3,9 @@ implementation that scripts/setup.sh --tests unpacks under build/opencl_runtime:
 CPU devices, shared virtual memory, copies, streams, events, out of memory, the SPIR-V kernels
 (vendor_adapters/spirv_kernels: elementwise ops with broadcasting and scalar operands, fill, GEMM, reductions,
 softmax, nll_loss, convolution, pooling, batch norm) each compared with PyTorch's CPU ops in strict mode (no CPU
-fallback), an MLP's and a convnet's training steps that run on them alone, and the conformance suite. Each case runs in a fresh interpreter, since which
-devices exist is fixed at import. What the SPIR-V kernels do not take yet (dtypes other than float32 for most
-ops, other op families) runs through the counted CPU fallback."""
+fallback), an MLP's and a convnet's training steps that run on them alone, and the conformance suite. Each case
+runs in a fresh interpreter, since which devices exist is fixed at import. What the SPIR-V kernels do not take yet
+(dtypes other than float32 for most ops, other op families) runs through the counted CPU fallback."""
 import os
 import re
 import subprocess
@@ -436,53 +436,6 @@ check("0-dim add_", n, torch.tensor(2), rtol=0, atol=0)
 """)
 
 
-# A few training steps of the built-in convnet (benchmarks/model_zoo/builtin.py: convolution, BatchNorm2d in training,
-# ReLU, max pooling, a global average pool, a linear head, cross entropy, SGD with momentum) on the OpenCL device with
-# no CPU fallback at all, against the same steps on CPU tensors from the same initial weights. Tolerances: every op
-# differs from ATen's CPU result by a few float32 ulps (summation orders), which batch norm's normalization and a few
-# SGD steps carry into the losses at about 1e-7 relative (measured), as for the MLP.
-CONVNET_STEPS = """
-import sys
-sys.path.insert(0, "benchmarks")
-import torch, torch_hal
-import torch.nn.functional as F
-from model_zoo.builtin import MiniConvNet
-torch.manual_seed(0)
-cpu = MiniConvNet(widths=(8, 16, 32))
-dev = MiniConvNet(widths=(8, 16, 32))
-dev.load_state_dict(cpu.state_dict())
-dev = dev.to("hal:0")
-x, y = torch.randn(8, 3, 16, 16), torch.randint(0, 10, (8,))
-xd, yd = x.to("hal:0"), y.to("hal:0")
-opt_c = torch.optim.SGD(cpu.parameters(), lr=0.05, momentum=0.9)
-opt_d = torch.optim.SGD(dev.parameters(), lr=0.05, momentum=0.9)
-torch.hal.reset_fallback_stats()
-def step(model, opt, inp, tgt):
-    opt.zero_grad()
-    loss = F.cross_entropy(model(inp), tgt)
-    loss.backward()
-    opt.step()
-    return loss.detach()
-losses_c, losses_d = [], []
-for _ in range(4):
-    losses_c.append(step(cpu, opt_c, x, y))
-    with torch.hal.strict():  # any CPU fallback raises
-        losses_d.append(step(dev, opt_d, xd, yd))
-ld, lc = torch.stack([l.cpu() for l in losses_d]), torch.stack(losses_c)
-print("largest relative loss difference", float(((ld - lc).abs() / lc.abs()).max()))
-torch.testing.assert_close(ld, lc, rtol=1e-5, atol=1e-5)
-for (name, bc), bd in zip(cpu.named_buffers(), dev.buffers()):
-    torch.testing.assert_close(bd.cpu(), bc, rtol=1e-5, atol=1e-5, msg=name)
-assert losses_c[-1] < losses_c[0]  # it trains
-print("fallbacks", dict(torch.hal.fallback_stats()), "losses", [round(float(l), 4) for l in losses_c])
-"""
-
-
-def test_convnet_training_steps_run_on_spirv_kernels_only_and_match_cpu(runtime):
-    out = run_on_opencl(CONVNET_STEPS)
-    assert "fallbacks {}" in out, out
-
-
 def test_nll_loss_forward_and_backward_every_reduction_ignore_index_and_weights(runtime):
     run_ops_strictly("""
 logp = F.log_softmax(r(10, 7), 1)
@@ -565,19 +518,26 @@ check("in place on a view", x, a.t() * 2)
 # float32 ulps (summation order); over 5 steps with lr 0.1 those differences stay below 1e-5 of values of order 1
 # (measured: about 1e-7), so rtol/atol 1e-5 catch any wrong kernel (one wrong gradient element moves the
 # parameters by ~1e-2) without flaking on rounding.
-MLP_STEPS = """
+MLP = """
 import torch, torch_hal
 import torch.nn as nn
 import torch.nn.functional as F
 torch.manual_seed(0)
 cpu = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 4))
 dev = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 4))
+x, y = torch.randn(16, 32), torch.randint(0, 4, (16,))
+lr, momentum, steps = 0.1, MOMENTUM, 5
+"""
+
+# `cpu` and `dev` (models of one architecture), inputs x and targets y, lr, momentum and steps given: the same
+# initial weights, then `steps` SGD steps of cross entropy on each side, the device's in strict mode; the losses and
+# the final parameters and buffers (batch norm's running statistics) compared.
+STEPS_AGAINST_CPU = """
 dev.load_state_dict(cpu.state_dict())
 dev = dev.to("hal:0")
-x, y = torch.randn(16, 32), torch.randint(0, 4, (16,))
 xd, yd = x.to("hal:0"), y.to("hal:0")
-opt_c = torch.optim.SGD(cpu.parameters(), lr=0.1, momentum=MOMENTUM)
-opt_d = torch.optim.SGD(dev.parameters(), lr=0.1, momentum=MOMENTUM)
+opt_c = torch.optim.SGD(cpu.parameters(), lr=lr, momentum=momentum)
+opt_d = torch.optim.SGD(dev.parameters(), lr=lr, momentum=momentum)
 torch.hal.reset_fallback_stats()
 def step(model, opt, inp, tgt):
     opt.zero_grad()
@@ -586,13 +546,13 @@ def step(model, opt, inp, tgt):
     opt.step()
     return loss.detach()
 losses_c, losses_d = [], []
-for _ in range(5):
+for _ in range(steps):
     losses_c.append(step(cpu, opt_c, x, y))
     with torch.hal.strict():  # any CPU fallback raises
         losses_d.append(step(dev, opt_d, xd, yd))
 torch.testing.assert_close(torch.stack([l.cpu() for l in losses_d]), torch.stack(losses_c), rtol=1e-5, atol=1e-5)
-for (name, pc), pd in zip(cpu.named_parameters(), dev.parameters()):
-    torch.testing.assert_close(pd.detach().cpu(), pc.detach(), rtol=1e-5, atol=1e-5, msg=name)
+for (name, pc), pd in zip(cpu.state_dict().items(), dev.state_dict().values()):
+    torch.testing.assert_close(pd.cpu(), pc, rtol=1e-5, atol=1e-5, msg=name)
 assert losses_c[-1] < losses_c[0]  # it trains
 print("fallbacks", dict(torch.hal.fallback_stats()), "losses", [round(float(l), 4) for l in losses_c])
 """
@@ -600,7 +560,30 @@ print("fallbacks", dict(torch.hal.fallback_stats()), "losses", [round(float(l), 
 
 @pytest.mark.parametrize("momentum", [0.0, 0.9])
 def test_mlp_training_step_runs_on_spirv_kernels_only_and_matches_cpu(runtime, momentum):
-    out = run_on_opencl(MLP_STEPS.replace("MOMENTUM", str(momentum)))
+    out = run_on_opencl(MLP.replace("MOMENTUM", str(momentum)) + STEPS_AGAINST_CPU)
+    assert "fallbacks {}" in out, out
+
+
+# A few training steps of the built-in convnet (benchmarks/model_zoo/builtin.py: convolution, BatchNorm2d in training
+# with its running statistics and num_batches_tracked, ReLU, max pooling, a global average pool, a linear head, cross
+# entropy, SGD with momentum) on the OpenCL device with no CPU fallback at all, against the same steps on CPU tensors.
+# Tolerances as for the MLP: batch norm's normalization and 4 steps carry the kernels' few-ulp differences into the
+# losses at about 1e-7 relative (measured).
+CONVNET = """
+import sys
+sys.path.insert(0, "benchmarks")
+import torch, torch_hal
+import torch.nn.functional as F
+from model_zoo.builtin import MiniConvNet
+torch.manual_seed(0)
+cpu, dev = MiniConvNet(widths=(8, 16, 32)), MiniConvNet(widths=(8, 16, 32))
+x, y = torch.randn(8, 3, 16, 16), torch.randint(0, 10, (8,))
+lr, momentum, steps = 0.05, 0.9, 4
+"""
+
+
+def test_convnet_training_steps_run_on_spirv_kernels_only_and_match_cpu(runtime):
+    out = run_on_opencl(CONVNET + STEPS_AGAINST_CPU)
     assert "fallbacks {}" in out, out
 
 

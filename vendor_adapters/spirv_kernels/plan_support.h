@@ -42,38 +42,17 @@ void add_pointer(Launch* l, const hal_tensor_t& t, const void* stand_in);
 // where out's dims do not merge into kMaxDims.
 bool output_walk(Module module, const char* kernel, const hal_tensor_t& out, int64_t n, Launch* l);
 
-// The family planners: NOT_SUPPORTED for what their kernels do not take.
-hal_status_t plan_elementwise(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
-                              int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
-                              std::vector<Launch>* launches);
-hal_status_t plan_fill(const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
-                       int32_t num_scalars, std::vector<Launch>* launches);
-hal_status_t plan_gemm(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
-                       int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
-                       std::vector<Launch>* launches);
-hal_status_t plan_reduce(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
-                         int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
-                         std::vector<Launch>* launches);
-hal_status_t plan_softmax(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
-                          int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
-                          std::vector<Launch>* launches);
-hal_status_t plan_nll_loss(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
-                           int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
-                           std::vector<Launch>* launches);
-
 // Whether the elementwise kernels take `op` on tensors of dtype `t`: float32, or int64 for ops that take integers.
 bool is_elementwise_dtype(hal_op_t op, hal_dtype_t t);
 
-hal_status_t plan_pooling(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
-                          int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
-                          std::vector<Launch>* launches);
-hal_status_t plan_batch_norm(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
+// The family planners: NOT_SUPPORTED for what their kernels do not take. Most take an op as plan() does.
+using Planner = hal_status_t(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
                              int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
                              std::vector<Launch>* launches);
-
-hal_status_t plan_convolution(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
-                              int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
-                              std::vector<Launch>* launches);
+Planner plan_elementwise, plan_gemm, plan_reduce, plan_softmax, plan_nll_loss, plan_convolution, plan_pooling,
+    plan_batch_norm;
+hal_status_t plan_fill(const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
+                       int32_t num_scalars, std::vector<Launch>* launches);
 
 // UNIFORM and NORMAL into float32 outputs.
 hal_status_t plan_random(hal_op_t op, const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,

@@ -67,15 +67,38 @@ __device__ __forceinline__ Max<Acc> window_max(const T* x, int64_t plane, int64_
   return Max<Acc>{best, best_index};
 }
 
-// The sum of the window rows [h0, h1), columns [w0, w1) of the plane at `plane`, in row order.
+// The sum of the window rows [h0, h1), columns [w0, w1) of the plane at `plane`, in row order; the window is not
+// empty. Loops that always run, written as such: as guarded loops, llvm-spirv-15 writes the outer one's latch before
+// the inner loop wherever the compiler knows the window is not empty (spirv-val rejects that).
 template <class T, class Acc>
 __device__ __forceinline__ Acc window_sum(const T* x, int64_t plane, int64_t step, int64_t W, int64_t h0, int64_t h1,
                                           int64_t w0, int64_t w1) {
   Acc sum = 0;
-  for (int64_t h = h0; h < h1; ++h) {
-    for (int64_t w = w0; w < w1; ++w) sum += to_acc<Acc>(x[plane + (h * W + w) * step]);
-  }
+  int64_t h = h0;
+  do {
+    int64_t w = w0;
+    do {
+      sum += to_acc<Acc>(x[plane + (h * W + w) * step]);
+    } while (++w < w1);
+  } while (++h < h1);
   return sum;
+}
+
+// Average pooling's window of output (ph, pw): rows [h0, h1) and columns [w0, w1) of the input, empty for a window
+// wholly in the padding, and the size of the padded window.
+struct AvgWindow {
+  int64_t h0, h1, w0, w1, padded_size;
+  __device__ __forceinline__ bool empty() const { return h0 >= h1 || w0 >= w1; }
+  // The divisor: divisor_override, else the padded window's size with count_include_pad, else the size inside.
+  __device__ __forceinline__ int64_t divisor(const Window& k) const {
+    return k.divisor ? k.divisor : k.count_include_pad ? padded_size : (h1 - h0) * (w1 - w0);
+  }
+};
+__device__ __forceinline__ AvgWindow avg_window(int64_t ph, int64_t pw, const Geometry& g, const Window& k) {
+  const int64_t hstart = ph * k.sH - k.pH, wstart = pw * k.sW - k.pW;
+  const int64_t hend = min64(hstart + k.kH, g.H + k.pH), wend = min64(wstart + k.kW, g.W + k.pW);
+  return AvgWindow{max64(hstart, 0), min64(hend, g.H), max64(wstart, 0), min64(wend, g.W),
+                   (hend - hstart) * (wend - wstart)};
 }
 
 // The outputs [lo, hi) along one dim whose windows (of `extent` inputs, `stride` apart, `pad` before the
@@ -106,19 +129,13 @@ __device__ __forceinline__ void max_pool_forward_at(int64_t i, const T* x, T* y,
 template <class T, class Acc>
 __device__ __forceinline__ void avg_pool_forward_at(int64_t i, const T* x, T* y, const Geometry& g, const Window& k) {
   const Located at = locate_output(i, g);
-  int64_t hstart = at.pos.p * k.sH - k.pH, wstart = at.pos.q * k.sW - k.pW;
-  int64_t hend = min64(hstart + k.kH, g.H + k.pH), wend = min64(wstart + k.kW, g.W + k.pW);
-  const int64_t pool_size = (hend - hstart) * (wend - wstart);
-  hstart = max64(hstart, 0);
-  wstart = max64(wstart, 0);
-  hend = min64(hend, g.H);
-  wend = min64(wend, g.W);
-  // A window wholly in the padding gives 0. Selected rather than returned early: where the compiler knows the
-  // window's loops run, llvm-spirv-15 writes the outer loop's latch before the inner loop (spirv-val rejects it).
-  const bool empty = hstart >= hend || wstart >= wend;
-  const Acc sum = window_sum<T, Acc>(x, at.other_plane, at.pos.step, g.W, hstart, hend, wstart, wend);
-  const int64_t divide = k.divisor ? k.divisor : k.count_include_pad ? pool_size : (hend - hstart) * (wend - wstart);
-  y[i] = from_acc<T>(empty ? Acc(0) : sum / static_cast<Acc>(divide));
+  const AvgWindow a = avg_window(at.pos.p, at.pos.q, g, k);
+  if (a.empty()) {  // wholly in the padding
+    y[i] = from_acc<T>(Acc(0));
+    return;
+  }
+  const Acc sum = window_sum<T, Acc>(x, at.other_plane, at.pos.step, g.W, a.h0, a.h1, a.w0, a.w1);
+  y[i] = from_acc<T>(sum / static_cast<Acc>(a.divisor(k)));
 }
 
 template <class T, class Acc, bool kMax>
@@ -168,17 +185,9 @@ __device__ __forceinline__ void avg_pool_backward_at(int64_t i, const T* dy, T* 
   Acc sum = 0;
   for (int64_t ph = hs.lo; ph < hs.hi; ++ph) {
     for (int64_t pw = ws.lo; pw < ws.hi; ++pw) {
-      int64_t hstart = ph * k.sH - k.pH, wstart = pw * k.sW - k.pW;
-      int64_t hend = min64(hstart + k.kH, g.H + k.pH), wend = min64(wstart + k.kW, g.W + k.pW);
-      const int64_t pool_size = (hend - hstart) * (wend - wstart);
-      hstart = max64(hstart, 0);
-      wstart = max64(wstart, 0);
-      hend = min64(hend, g.H);
-      wend = min64(wend, g.W);
-      if (hstart >= hend || wstart >= wend) continue;
-      const int64_t divide =
-          k.divisor ? k.divisor : k.count_include_pad ? pool_size : (hend - hstart) * (wend - wstart);
-      sum += to_acc<Acc>(dy[at.other_plane + (ph * g.OW + pw) * in.step]) / static_cast<Acc>(divide);
+      const AvgWindow a = avg_window(ph, pw, g, k);
+      if (a.empty()) continue;
+      sum += to_acc<Acc>(dy[at.other_plane + (ph * g.OW + pw) * in.step]) / static_cast<Acc>(a.divisor(k));
     }
   }
   dx[i] = from_acc<T>(sum);
