@@ -10,17 +10,19 @@
 namespace hal_spirv {
 namespace {
 
-// An elementwise op of the library's math on float32 (integer-only ops aside).
-bool is_elementwise_float_op(hal_op_t op) {
-  const hal_gpu::ew::OpInfo info = hal_gpu::ew::op_info(op);
-  return info.arity > 0 && info.domain != hal_gpu::ew::Domain::IntOnly;
+// An elementwise op of the library's math on float32, or (integer-only ops) on int64.
+bool is_elementwise_math_op(hal_op_t op) { return hal_gpu::ew::op_info(op).arity > 0; }
+
+bool is_fill_dtype(hal_dtype_t t) {
+  const hal_gpu::DType d = hal_gpu::dtype_of(t);
+  return d != hal_gpu::DType::Unsupported && d != hal_gpu::DType::F16 && d != hal_gpu::DType::BF16;
 }
 
 // The ops this library has a planner for: within each family of adapter_ops.def, the ops its planner takes.
 bool is_planned(hal_op_t op) {
   using hal_gpu::Family;
   switch (hal_gpu::family_of(op)) {
-    case Family::elementwise: return op == HAL_OP_FILL || is_elementwise_float_op(op);
+    case Family::elementwise: return op == HAL_OP_FILL || is_elementwise_math_op(op);
     case Family::gemm: return true;
     case Family::reduction: return detail::is_planned_reduction(op);
     case Family::softmax: return true;
@@ -29,13 +31,26 @@ bool is_planned(hal_op_t op) {
       return op == HAL_OP_UNIFORM || op == HAL_OP_NORMAL || op == HAL_OP_DROPOUT || op == HAL_OP_DROPOUT_BACKWARD;
     case Family::convolution: return true;
     case Family::fused_optimizer: return true;
+    case Family::pooling: return true;
+    case Family::batch_norm: return true;
     default: return false;
   }
 }
 
-bool is_fill_dtype(hal_dtype_t t) {
+// Whether the planned op's kernels take a tensor of dtype `t` (op_supported's question: one tensor per dtype).
+bool takes_dtype(hal_op_t op, hal_dtype_t t) {
+  using hal_gpu::Family;
   const hal_gpu::DType d = hal_gpu::dtype_of(t);
-  return d != hal_gpu::DType::Unsupported && d != hal_gpu::DType::F16 && d != hal_gpu::DType::BF16;
+  switch (hal_gpu::family_of(op)) {
+    case Family::elementwise: return op == HAL_OP_FILL ? is_fill_dtype(t) : detail::is_elementwise_dtype(op, t);
+    case Family::loss:     // NLL: int64 targets
+    case Family::pooling:  // int64 indices
+      return d == hal_gpu::DType::F32 || d == hal_gpu::DType::I64;
+    case Family::random:  // DROPOUT's bool mask
+      return d == hal_gpu::DType::F32 ||
+             (d == hal_gpu::DType::Bool && (op == HAL_OP_DROPOUT || op == HAL_OP_DROPOUT_BACKWARD));
+    default: return d == hal_gpu::DType::F32;
+  }
 }
 
 }  // namespace
@@ -51,15 +66,8 @@ KernelArg KernelArg::of_pointer(const void* p) {
 bool supports(hal_op_t op, const hal_tensor_t* tensors, int32_t num_tensors) {
   if (module_bytes(Module::Elementwise).size == 0) return false;
   if (!is_planned(op)) return false;
-  const bool nll = hal_gpu::family_of(op) == hal_gpu::Family::loss;
-  const bool dropout = op == HAL_OP_DROPOUT || op == HAL_OP_DROPOUT_BACKWARD;
   for (int32_t i = 0; tensors != nullptr && i < num_tensors; ++i) {
-    const hal_dtype_t t = tensors[i].dtype;
-    const bool takes = op == HAL_OP_FILL ? is_fill_dtype(t)
-                       : nll     ? detail::is_float32(tensors[i]) || hal_gpu::dtype_of(t) == hal_gpu::DType::I64
-                       : dropout ? detail::is_float32(tensors[i]) || hal_gpu::dtype_of(t) == hal_gpu::DType::Bool
-                                 : detail::is_float32(tensors[i]);
-    if (!takes) return false;
+    if (!takes_dtype(op, tensors[i].dtype)) return false;
   }
   return true;
 }
@@ -92,6 +100,10 @@ hal_status_t plan(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, c
     case Family::fused_optimizer:
       return detail::plan_fused_optimizer(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars,
                                           launches);
+    case Family::pooling:
+      return detail::plan_pooling(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
+    case Family::batch_norm:
+      return detail::plan_batch_norm(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     default:
       break;
   }

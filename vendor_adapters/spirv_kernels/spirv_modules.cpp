@@ -15,6 +15,8 @@ HAL_SPIRV_EMBEDDED(loss)
 HAL_SPIRV_EMBEDDED(random)
 HAL_SPIRV_EMBEDDED(convolution)
 HAL_SPIRV_EMBEDDED(fused_optimizer)
+HAL_SPIRV_EMBEDDED(pooling)
+HAL_SPIRV_EMBEDDED(batch_norm)
 #undef HAL_SPIRV_EMBEDDED
 #endif
 
@@ -29,6 +31,8 @@ SpirvModule module_bytes(Module module) {
     case Module::Random: return {random_spv, random_spv_size};
     case Module::Convolution: return {convolution_spv, convolution_spv_size};
     case Module::FusedOptimizer: return {fused_optimizer_spv, fused_optimizer_spv_size};
+    case Module::Pooling: return {pooling_spv, pooling_spv_size};
+    case Module::BatchNorm: return {batch_norm_spv, batch_norm_spv_size};
   }
 #else
   (void)module;
@@ -46,6 +50,8 @@ const char* module_name(Module module) {
     case Module::Random: return "random";
     case Module::Convolution: return "convolution";
     case Module::FusedOptimizer: return "fused_optimizer";
+    case Module::Pooling: return "pooling";
+    case Module::BatchNorm: return "batch_norm";
   }
   return "unknown";
 }

@@ -15,9 +15,11 @@ enum class Module : int {
   Loss = 4,         // kernels/loss.cl: nll_loss and its backward
   Random = 5,       // kernels/random.cl: uniform, normal, dropout and its backward
   Convolution = 6,  // kernels/convolution.cl: convolution and its two backward ops (gpu_kernels' kernel body)
-  FusedOptimizer = 7,  // kernels/fused_optimizer.cl: fused Adam(W) and SGD (gpu_kernels' optimizer_math.cuh)
+  Pooling = 7,      // kernels/pooling.cl: max, average and adaptive pooling, forward and backward (pooling.cuh)
+  BatchNorm = 8,    // kernels/batch_norm.cl: batch norm and its backward (batch_norm.cuh)
+  FusedOptimizer = 9,  // kernels/fused_optimizer.cl: fused Adam(W) and SGD (gpu_kernels' optimizer_math.cuh)
 };
-constexpr int kModuleCount = 8;
+constexpr int kModuleCount = 10;
 
 struct SpirvModule {
   const unsigned char* bytes = nullptr;
