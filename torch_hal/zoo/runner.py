@@ -1,0 +1,181 @@
+"""Trains each zoo model on a hal device and on the CPU, step by step in turn, and judges the comparison.
+
+Per model: the model is built on the CPU from the seed (training.build, deterministic configuration), deep-copied to
+each side, and each side trains STEPS steps on the same batches; the CPU and hal steps alternate, so that a busy
+moment of the machine lands on both. Recorded:
+  - ops: the aten calls of the first hal step on hal tensors, and how many of them the adapter's own kernels run
+    (op_counts.py); fallback: the calls torch.hal.fallback_stats() counted over all steps, by op;
+  - the loss and the gradient norm of every step on every side: their largest relative difference to the CPU's
+    (and to cuda's, where a cuda side ran) against case.loss_tolerance(dtype, depth);
+  - generative models: the greedy tokens of generate() before training, which must equal the CPU's;
+  - the step time: the median of the steps after the first (which warms up and is counted), hal over the CPU's,
+    or over cuda's where a cuda side ran.
+A model fails on an exception on any side, a loss, gradient or token disagreement, or (under strict) any fallback.
+"""
+import gc
+import sys
+import time
+from typing import Dict, List, Optional
+
+import torch
+
+from torch_hal.zoo import case as zoo_case
+from torch_hal.zoo import training
+from torch_hal.zoo.op_counts import OpCounter, PathOfOps
+
+# Bytes per parameter both sides hold: the CPU model and the device copy, each with its gradients (fp32).
+BYTES_PER_PARAMETER = 16
+# The hook's offset added to the device copy's first floating-point parameter (test_zoo.py).
+PERTURBATION = 0.1
+
+
+def available_memory() -> Optional[int]:
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text.splitlines()[0] if text else ''}"[:300]
+
+
+def _median_step(seconds: List[float]) -> Optional[float]:
+    timed = seconds[1:] or seconds  # the first step warms up (and is counted on the hal side)
+    return sorted(timed)[len(timed) // 2] if timed else None
+
+
+def _largest_difference(a: List[float], b: List[float]) -> float:
+    return max((zoo_case.relative_difference(x, y) for x, y in zip(a, b)), default=0.0)
+
+
+def perturb(model: torch.nn.Module) -> None:
+    """Test hook (--test-perturb): makes the device side differ from the CPU's on purpose."""
+    with torch.no_grad():
+        next(p for p in model.parameters() if p.is_floating_point()).add_(PERTURBATION)
+
+
+class Runner:
+    def __init__(self, device: torch.device, steps: int, seed: int, strict: bool, perturbed=()):
+        self.device, self.steps, self.seed, self.strict = device, steps, seed, strict
+        self.perturbed = set(perturbed)
+        self.paths = PathOfOps(device)
+
+    def run(self, zoo_model: zoo_case.ZooModel, reference: Optional[dict] = None) -> dict:
+        """The result of one model (a dict, as the JSON report has it); `reference` is the cuda side's record."""
+        result = {"name": zoo_model.name, "family": zoo_model.family, "summary": zoo_model.summary, "status": "pass",
+                  "reasons": [], "notes": [], "sides": {}}
+        start = time.perf_counter()
+        try:
+            self._run(zoo_model, result, reference)
+        except Exception as error:  # noqa: BLE001  (the report says which model failed and why)
+            result["reasons"].append(_first_line(error))
+        finally:
+            gc.collect()
+            torch.hal.empty_cache()
+        if result["status"] == "pass" and result["reasons"]:
+            result["status"] = "fail"
+        result["seconds"] = round(time.perf_counter() - start, 2)
+        return result
+
+    def _run(self, zoo_model, result, reference):
+        try:
+            cpu_model, notes = training.build(zoo_model, self.seed)
+        except Exception as error:  # noqa: BLE001
+            raise RuntimeError(f"build on the CPU: {_first_line(error)}") from error
+        result["notes"] += notes
+        result["params"] = training.parameter_count(cpu_model)
+        result["depth"] = zoo_case.zoo_depth(cpu_model)
+        needed, available = BYTES_PER_PARAMETER * result["params"], available_memory()
+        if available is not None and needed > available:
+            result["status"] = "skip"
+            result["reasons"].append(f"needs about {needed / 2**30:.1f} GiB of memory, {available / 2**30:.1f} GiB "
+                                     f"is available")
+            return
+        cpu = training.Side(zoo_model, cpu_model, "cpu")
+        hal = self._side(zoo_model, cpu_model)
+        del cpu_model
+        if zoo_model.name in self.perturbed:
+            perturb(hal.model)
+            result["notes"].append("perturbed (test hook)")
+        result["tolerance"] = zoo_case.loss_tolerance(hal.dtype, result["depth"])
+        result["dtype"] = str(hal.dtype).replace("torch.", "")
+        if zoo_model.generate is not None:
+            tokens = result["tokens"] = {"cpu": self._on("cpu", cpu.generate, self.first_batch(zoo_model)),
+                                         "hal": self._on(str(self.device), hal.generate, self.first_batch(zoo_model))}
+            result["generate"] = "same" if tokens["hal"] == tokens["cpu"] else "differ"
+            if tokens["hal"] != tokens["cpu"]:
+                result["reasons"].append(f"generate(): {self.device} gave {tokens['hal']}, the CPU {tokens['cpu']}")
+        counter = OpCounter()
+        torch.hal.reset_fallback_stats()
+        for step, batch in enumerate(training.batches(zoo_model, self.seed, self.steps)):
+            self._on("cpu", cpu.step, batch)
+            self._on(str(self.device), hal.step, batch, counter if step == 0 else None)
+        result["fallback"] = {op: n for op, n in sorted(torch.hal.fallback_stats().items()) if n}
+        result["ops"] = self.paths.summarize(counter)
+        result["sides"] = {"cpu": cpu.record(), str(self.device): hal.record()}
+        self._judge(result, cpu, hal, reference)
+
+    def first_batch(self, zoo_model):
+        return training.batches(zoo_model, self.seed, 1)[0]
+
+    def _side(self, zoo_model, cpu_model) -> training.Side:
+        try:
+            return training.Side(zoo_model, cpu_model, self.device)
+        except Exception as error:  # noqa: BLE001
+            raise RuntimeError(f"copy to {self.device}: {_first_line(error)}") from error
+
+    @staticmethod
+    def _on(side: str, fn, *args):
+        """fn(*args), an exception naming the side it came from."""
+        try:
+            return fn(*args)
+        except Exception as error:  # noqa: BLE001
+            raise RuntimeError(f"{side}: {_first_line(error)}") from error
+
+    def _judge(self, result: dict, cpu: training.Side, hal: training.Side, reference: Optional[dict]):
+        references = {"cpu": cpu.record()}
+        if reference is not None:
+            if reference.get("error"):
+                result["reasons"].append(f"cuda side: {reference['error']}")
+            else:
+                references[reference["device"]] = reference
+                result["sides"][reference["device"]] = {k: reference[k] for k in ("losses", "grad_norms", "seconds")}
+                if "tokens" in result and reference.get("tokens") != result["tokens"]["cpu"]:
+                    result["reasons"].append(f"generate(): {reference['device']} gave {reference.get('tokens')}, "
+                                             f"the CPU {result['tokens']['cpu']}")
+        tolerance = result["tolerance"]
+        result["loss_diff"], result["grad_diff"] = {}, {}
+        for name, ref in references.items():
+            result["loss_diff"][name] = _largest_difference(hal.losses, ref["losses"])
+            result["grad_diff"][name] = _largest_difference(hal.grad_norms, ref["grad_norms"])
+            if result["loss_diff"][name] > tolerance:
+                result["reasons"].append(f"losses differ from {name}'s by {result['loss_diff'][name]:.2e} (relative), "
+                                         f"more than the tolerance {tolerance:.1e}: {self.device} {hal.losses}, "
+                                         f"{name} {ref['losses']}")
+            if result["grad_diff"][name] > tolerance:
+                result["reasons"].append(f"gradient norms differ from {name}'s by {result['grad_diff'][name]:.2e} "
+                                         f"(relative), more than the tolerance {tolerance:.1e}")
+        against = reference["device"] if reference and reference["device"] in references else "cpu"
+        hal_step, ref_step = _median_step(hal.seconds), _median_step(references[against]["seconds"])
+        result["step_ratio"] = hal_step / ref_step if hal_step and ref_step else None
+        result["ratio_against"] = against
+        if self.strict and result["fallback"]:
+            ops = ", ".join(f"{op} ({n})" for op, n in result["fallback"].items())
+            result["reasons"].append(f"CPU fallback under --strict: {ops}")
+
+
+def run_all(models, runner: Runner, references: Dict[str, dict], log=sys.stderr) -> List[dict]:
+    results = []
+    for i, zoo_model in enumerate(models, 1):
+        result = runner.run(zoo_model, references.get(zoo_model.name))
+        results.append(result)
+        print(f"[{i}/{len(models)}] {zoo_model.family}/{zoo_model.name}: {result['status']} "
+              f"({result['seconds']:.1f} s)" + (f" - {result['reasons'][0]}" if result["reasons"] else ""),
+              file=log, flush=True)
+    return results
