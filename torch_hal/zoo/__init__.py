@@ -41,7 +41,7 @@ def import_package(package: str, family: str):
     except Exception as error:  # noqa: BLE001  (any failure to import is the reason the family is skipped)
         detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise FamilyUnavailable(f"the {family} family needs the {package} package, which does not import here "
-                                f"({type(error).__name__}: {detail})") from None
+                                f"({type(error).__name__}: {detail}); install it to run this family") from None
 
 
 def select(families: List[str], names: List[str]) -> tuple:

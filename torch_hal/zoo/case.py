@@ -51,9 +51,9 @@ def relative_difference(a: float, b: float) -> float:
 
 def make_deterministic(model: nn.Module) -> List[str]:
     """Turns off what draws random numbers during training, so that two devices given one seed compute the same
-    thing (their generators differ): dropout modules get p=0 (nn.MultiheadAttention's attention dropout too), stochastic depth (torchvision's StochasticDepth,
-    timm's DropPath) rate 0. BatchNorm stays in training mode: its batch statistics are deterministic. Returns
-    what was changed, for the table's notes."""
+    thing (their generators differ): dropout modules get p=0 (nn.MultiheadAttention's attention dropout too),
+    stochastic depth (torchvision's StochasticDepth, timm's DropPath) rate 0. BatchNorm stays in training mode: its
+    batch statistics are deterministic. Returns what was changed, for the table's notes."""
     dropouts, drop_paths = 0, 0
     for module in model.modules():
         if isinstance(module, nn.modules.dropout._DropoutNd) and module.p > 0:

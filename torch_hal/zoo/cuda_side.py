@@ -1,7 +1,7 @@
 """The cuda side of the zoo: the same models trained on torch.cuda in a process of its own, which never registers
 hal (hal_free.py says why). ``records()`` runs it from the hal side's process; the child runs this file as a
 script and prints one JSON line per model: its device, losses, gradient norms, step seconds, generated tokens, or
-the error that stopped it. Autograd's threading is the hal side's (benchmarks/sides.py says why that is the fair
+the error that stopped it, and whether torch_hal was loaded there (it must not be). Autograd's threading is the hal side's (benchmarks/sides.py says why that is the fair
 comparison of step times).
 """
 import argparse
@@ -59,6 +59,7 @@ def _serve(args) -> None:
         except Exception as error:  # noqa: BLE001  (reported per model)
             text = str(error).strip()
             record["error"] = f"{type(error).__name__}: {text.splitlines()[0] if text else ''}"[:300]
+        record["torch_hal_loaded"] = "torch_hal" in sys.modules  # must stay False (hal_free.py)
         print(json.dumps(record), flush=True)
         torch.cuda.empty_cache()
 

@@ -141,8 +141,9 @@ class Runner:
     def _judge(self, result: dict, cpu: training.Side, hal: training.Side, reference: Optional[dict]):
         references = {"cpu": cpu.record()}
         if reference is not None:
-            if reference.get("error"):
-                result["reasons"].append(f"cuda side: {reference['error']}")
+            if reference.get("error") or reference.get("torch_hal_loaded"):
+                result["reasons"].append(f"{reference['device']} side: "
+                                         f"{reference.get('error') or 'torch_hal was loaded there'}")
             else:
                 references[reference["device"]] = reference
                 result["sides"][reference["device"]] = {k: reference[k] for k in ("losses", "grad_norms", "seconds")}

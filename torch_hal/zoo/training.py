@@ -87,7 +87,9 @@ class Side:
             self.sync()
         self.seconds.append(time.perf_counter() - start)
         self.losses.append(loss.item())
-        grads = [p.grad for p in self.model.parameters() if p.grad is not None]
+        # The gradients' norm, taken on the CPU: the comparison is of the gradients, not of a device's norm kernel,
+        # and nothing outside the step runs on the device (the runner counts the device's ops and fallbacks).
+        grads = [p.grad.detach().cpu() for p in self.model.parameters() if p.grad is not None]
         self.grad_norms.append(torch.nn.utils.get_total_norm(grads).item() if grads else 0.0)
 
     def record(self) -> dict:
