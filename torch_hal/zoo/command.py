@@ -24,8 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                                        "(where torch.cuda is available), off, or cuda:N")
     parser.add_argument("--json", metavar="FILE", help="also write every result (losses, times, ops) as JSON")
     parser.add_argument("--test-perturb", default="", metavar="MODELS",
-                        help=f"test hook: add {PERTURBATION} to the first parameter of the device copy of these "
-                             f"comma-separated models, so that their comparison must fail")
+                        help=f"test hook: add noise (standard deviation {PERTURBATION}) to the first parameter of "
+                             f"the device copy of these comma-separated models, so that their comparison must fail")
 
 
 def _names(text: str) -> list:

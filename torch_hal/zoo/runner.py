@@ -13,6 +13,7 @@ moment of the machine lands on both. Recorded:
 A model fails on an exception on any side, a loss, gradient or token disagreement, or (under strict) any fallback.
 """
 import gc
+import statistics
 import sys
 import time
 from typing import Dict, List, Optional
@@ -25,7 +26,7 @@ from torch_hal.zoo.op_counts import OpCounter, PathOfOps
 
 # Bytes per parameter both sides hold: the CPU model and the device copy, each with its gradients (fp32).
 BYTES_PER_PARAMETER = 16
-# The hook's offset added to the device copy's first floating-point parameter (test_zoo.py).
+# The standard deviation of the noise the test hook adds to the device copy's first parameter (test_zoo.py).
 PERTURBATION = 0.1
 
 
@@ -47,7 +48,7 @@ def _first_line(error: BaseException) -> str:
 
 def _median_step(seconds: List[float]) -> Optional[float]:
     timed = seconds[1:] or seconds  # the first step warms up (and is counted on the hal side)
-    return sorted(timed)[len(timed) // 2] if timed else None
+    return statistics.median(timed) if timed else None
 
 
 def _largest_difference(a: List[float], b: List[float]) -> float:
@@ -55,9 +56,12 @@ def _largest_difference(a: List[float], b: List[float]) -> float:
 
 
 def perturb(model: torch.nn.Module) -> None:
-    """Test hook (--test-perturb): makes the device side differ from the CPU's on purpose."""
+    """Test hook (--test-perturb): makes the device side differ from the CPU's on purpose, by noise of standard
+    deviation PERTURBATION on its first parameter (noise, not a constant: a norm layer would take a constant away)."""
     with torch.no_grad():
-        next(p for p in model.parameters() if p.is_floating_point()).add_(PERTURBATION)
+        first = next(p for p in model.parameters() if p.is_floating_point())
+        noise = torch.randn(first.shape, generator=torch.Generator().manual_seed(0)) * PERTURBATION
+        first.add_(noise.to(first.device, first.dtype))
 
 
 class Runner:
