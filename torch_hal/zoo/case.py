@@ -1,7 +1,7 @@
 """What the zoo knows of a model (ZooModel), the deterministic configuration both sides train in, and the rule
 that says whether two sides' losses agree. Imports torch alone (hal_free.py says why)."""
 import dataclasses
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, List, Optional, Tuple
 
 import torch
 import torch.nn as nn
@@ -19,6 +19,7 @@ class ZooModel:
     # Greedy decoding of a few tokens from the untrained model (eval mode) for generative models: both sides must
     # give the same tokens.
     generate: Optional[Callable[[nn.Module, Any], torch.Tensor]] = None
+    notes: Tuple[str, ...] = ()                    # what the build did for a deterministic comparison
 
 
 # Tolerance of the loss comparison. Each layer's forward and backward round a handful of reductions (a matmul's

@@ -66,7 +66,7 @@ def run(args) -> int:
     device = torch.device("hal", index)
     cuda = _cuda_device(args.cuda, index)
     props = torch.hal.get_device_properties(index)
-    header = (f"python -m torch_hal zoo: {device} ({props.adapter}: {props.name}), {args.steps} steps, seed "
+    header = (f"python -m torch_hal zoo: {device} ({props.adapter}: {props.name}), steps: {args.steps}, seed "
               f"{args.seed}, compared with the CPU" + (f" and {cuda}" if cuda else "")
               + (", strict" if args.strict else ""))
     print(header, file=sys.stderr, flush=True)

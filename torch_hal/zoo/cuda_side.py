@@ -1,8 +1,8 @@
-"""The cuda side of the zoo: the same models trained on torch.cuda in a process of its own, which never registers
-hal (hal_free.py says why). ``records()`` runs it from the hal side's process; the child runs this file as a
-script and prints one JSON line per model: its device, losses, gradient norms, step seconds, generated tokens, or
-the error that stopped it, and whether torch_hal was loaded there (it must not be). Autograd's threading is the hal side's (benchmarks/sides.py says why that is the fair
-comparison of step times).
+"""The cuda side of the zoo: the same models trained on torch.cuda in a process of its own, which never registers hal
+(hal_free.py says why). ``records()`` runs it from the hal side's process; the child runs this file as a script and
+prints one JSON line per model: its device, losses, gradient norms, step seconds, generated tokens, or the error that
+stopped it, and whether torch_hal was loaded there (it must not be). Autograd's threading is the hal side's
+(benchmarks/sides.py says why that is the fair comparison of step times).
 """
 import argparse
 import json

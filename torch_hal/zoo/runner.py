@@ -4,7 +4,7 @@ Per model: the model is built on the CPU from the seed (training.build, determin
 each side, and each side trains STEPS steps on the same batches; the CPU and hal steps alternate, so that a busy
 moment of the machine lands on both. Recorded:
   - ops: the aten calls of the first hal step on hal tensors, and how many of them the adapter's own kernels run
-    (op_counts.py); fallback: the calls torch.hal.fallback_stats() counted over all steps, by op;
+    (op_counts.py); fallback: the calls torch.hal.fallback_stats() counted over generate() and all steps, by op;
   - the loss and the gradient norm of every step on every side: their largest relative difference to the CPU's
     (and to cuda's, where a cuda side ran) against case.loss_tolerance(dtype, depth);
   - generative models: the greedy tokens of generate() before training, which must equal the CPU's;
@@ -39,6 +39,10 @@ def available_memory() -> Optional[int]:
     except OSError:
         pass
     return None
+
+
+class SideFailed(Exception):
+    """An exception on one side of the comparison; its message names the side."""
 
 
 def _first_line(error: BaseException) -> str:
@@ -78,7 +82,7 @@ class Runner:
         try:
             self._run(zoo_model, result, reference)
         except Exception as error:  # noqa: BLE001  (the report says which model failed and why)
-            result["reasons"].append(_first_line(error))
+            result["reasons"].append(str(error) if isinstance(error, SideFailed) else _first_line(error))
         finally:
             gc.collect()
             torch.hal.empty_cache()
@@ -91,8 +95,8 @@ class Runner:
         try:
             cpu_model, notes = training.build(zoo_model, self.seed)
         except Exception as error:  # noqa: BLE001
-            raise RuntimeError(f"build on the CPU: {_first_line(error)}") from error
-        result["notes"] += notes
+            raise SideFailed(f"build on the CPU: {_first_line(error)}") from error
+        result["notes"] += list(zoo_model.notes) + notes
         result["params"] = training.parameter_count(cpu_model)
         result["depth"] = zoo_case.zoo_depth(cpu_model)
         needed, available = BYTES_PER_PARAMETER * result["params"], available_memory()
@@ -109,6 +113,7 @@ class Runner:
             result["notes"].append("perturbed (test hook)")
         result["tolerance"] = zoo_case.loss_tolerance(hal.dtype, result["depth"])
         result["dtype"] = str(hal.dtype).replace("torch.", "")
+        torch.hal.reset_fallback_stats()
         if zoo_model.generate is not None:
             tokens = result["tokens"] = {"cpu": self._on("cpu", cpu.generate, self.first_batch(zoo_model)),
                                          "hal": self._on(str(self.device), hal.generate, self.first_batch(zoo_model))}
@@ -116,7 +121,6 @@ class Runner:
             if tokens["hal"] != tokens["cpu"]:
                 result["reasons"].append(f"generate(): {self.device} gave {tokens['hal']}, the CPU {tokens['cpu']}")
         counter = OpCounter()
-        torch.hal.reset_fallback_stats()
         for step, batch in enumerate(training.batches(zoo_model, self.seed, self.steps)):
             self._on("cpu", cpu.step, batch)
             self._on(str(self.device), hal.step, batch, counter if step == 0 else None)
@@ -132,7 +136,7 @@ class Runner:
         try:
             return training.Side(zoo_model, cpu_model, self.device)
         except Exception as error:  # noqa: BLE001
-            raise RuntimeError(f"copy to {self.device}: {_first_line(error)}") from error
+            raise SideFailed(f"copy to {self.device}: {_first_line(error)}") from error
 
     @staticmethod
     def _on(side: str, fn, *args):
@@ -140,7 +144,7 @@ class Runner:
         try:
             return fn(*args)
         except Exception as error:  # noqa: BLE001
-            raise RuntimeError(f"{side}: {_first_line(error)}") from error
+            raise SideFailed(f"{side}: {_first_line(error)}") from error
 
     def _judge(self, result: dict, cpu: training.Side, hal: training.Side, reference: Optional[dict]):
         references = {"cpu": cpu.record()}

@@ -1,8 +1,16 @@
 """The zoo's report as text: a table per family, a row per model, then the fallback ops, failures and skips."""
+import textwrap
 from typing import Dict, List
 
 COLUMNS = ("model", "params", "depth", "ops", "native", "fallback", "loss diff", "grad diff", "tolerance",
            "generate", "step ratio", "result", "notes")
+
+LEGEND = ("ops: aten calls on the device in the first step; native: those the adapter's own kernels ran (the rest ran "
+          "ATen's CPU kernels in place, the device's runtime, or the fallback); fallback: calls through the CPU "
+          "fallback over generate() and all steps (torch.hal.fallback_stats()); loss/grad diff: the largest relative "
+          "difference of a step's loss / gradient norm to the reference's, passing up to the tolerance (16 x "
+          "eps(dtype) x depth); generate: greedy tokens equal to the CPU's; step ratio: the device's step time over "
+          "the reference's (median of the steps after the first).")
 
 
 def _count(n) -> str:
@@ -36,18 +44,13 @@ def _format(rows: List[List[str]]) -> List[str]:
 
 
 def render(results: List[dict], header: str, skipped_families: Dict[str, str]) -> str:
-    lines = [header, "",
-             "ops: aten calls on the device in the first step; native: those the adapter's own kernels ran (the rest "
-             "ran ATen's CPU kernels in place, the device's runtime, or the fallback); fallback: calls through the CPU "
-             "fallback over all steps (torch.hal.fallback_stats()); loss/grad diff: the largest relative difference "
-             "of a step's loss / gradient norm to the reference's, passing up to the tolerance (16 x eps(dtype) x "
-             "depth); generate: greedy tokens equal to the CPU's; step ratio: the device's step time over the "
-             "reference's (median of the steps after the first)."]
+    lines = [header, ""] + textwrap.wrap(LEGEND, 116)
     for family in dict.fromkeys(r["family"] for r in results):
         members = [r for r in results if r["family"] == family]
         against = next((r["ratio_against"] for r in members if r.get("ratio_against")), "cpu")
         columns = [c if c != "step ratio" else f"step /{against}" for c in COLUMNS]
-        lines += ["", f"{family} ({len(members)} models)"] + _format([columns] + [row(r) for r in members])
+        title = f"{family} ({len(members)} model{'s' if len(members) != 1 else ''})"
+        lines += ["", title] + _format([columns] + [row(r) for r in members])
     for family, why in skipped_families.items():
         lines += ["", f"{family}: skipped: {why}"]
     fallbacks = [r for r in results if r.get("fallback")]

@@ -1,7 +1,7 @@
 """The zoo's torchvision family: every classification model of torchvision.models.list_models(module=
-torchvision.models), and one detection (SSDlite), one segmentation (LR-ASPP), one video (R3D-18) and one
-optical-flow model (RAFT small). Random init (weights=None, and weights_backbone=None where a backbone would be
-downloaded), 10 classes, batch 2. Inputs are 64x64 where the model allows it; per model otherwise (_classifier_arguments, FLOW_SIDE).
+torchvision.models), and one detection (SSDlite), one segmentation (LR-ASPP), one video (R3D-18) and one optical-flow
+model (RAFT small). Random init (weights=None, and weights_backbone=None where a backbone would be downloaded), 10
+classes, batch 2. Inputs are 64x64 where the model allows it; per model otherwise (_classifier_arguments, FLOW_SIDE).
 Imports torch alone until the family is listed (hal_free.py says why).
 """
 from typing import List

@@ -1,10 +1,10 @@
 """The zoo's transformers family: architectures built from their config classes at tiny sizes (2 layers, width 32,
 vocabulary 128), random init, nothing downloaded. Decoder LMs (a mixture of experts: Mixtral, Qwen2-MoE; a
-state-space model: Mamba), encoders, encoder-decoders, speech, vision and vision-language models. The generative
-ones (decoders, T5, BART) also decode 4 tokens greedily before training (end of sequence suppressed until then): both sides must give the same tokens.
-Every dropout probability of the config is 0 (attention dropout is functional, so the module walk of
-case.make_deterministic would not find it), and so are layer drop and wav2vec2's time and feature masking.
-Imports torch alone until a model is built (hal_free.py says why).
+state-space model: Mamba), encoders, encoder-decoders, speech, vision and vision-language models. The generative ones
+(decoders, T5, BART) also decode 4 tokens greedily before training (end of sequence suppressed until then): both
+sides must give the same tokens. Every dropout probability of the config is 0 (attention dropout is functional, so
+the module walk of case.make_deterministic would not find it), and so are layer drop and wav2vec2's time and feature
+masking. Imports torch alone until a model is built (hal_free.py says why).
 """
 from typing import Dict, List
 
@@ -164,5 +164,6 @@ def models() -> List[ZooModel]:
     for name, (config_class, model_class, arguments, kind) in MODELS.items():
         generative = kind in ("causal_lm", "seq2seq")
         found.append(ZooModel(name, "transformers", _builder(config_class, model_class, arguments), _batch(kind), _loss,
-                              f"{model_class}, tiny config", _generate if generative else None))
+                              f"{model_class}, tiny config", _generate if generative else None,
+                              ("config dropout 0",)))
     return found
