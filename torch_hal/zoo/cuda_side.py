@@ -61,6 +61,7 @@ def _serve(args) -> None:
             record["error"] = f"{type(error).__name__}: {text.splitlines()[0] if text else ''}"[:300]
         record["torch_hal_loaded"] = "torch_hal" in sys.modules  # must stay False (hal_free.py)
         print(json.dumps(record), flush=True)
+        print(f"[{args.device}] {family}/{name}: {record.get('error', 'done')}", file=sys.stderr, flush=True)
         torch.cuda.empty_cache()
 
 
