@@ -37,6 +37,7 @@ def _serve(args) -> None:
 
     zoo = hal_free.import_module("torch_hal.zoo")
     training = hal_free.import_module("torch_hal.zoo.training")
+    timing = hal_free.import_module("torch_hal.timing")
     torch.autograd.set_multithreading_enabled(bool(args.multithreading))
     wanted = [tuple(item.split(":", 1)) for item in args.models.split(",") if item]
     by_family: Dict[str, dict] = {}
@@ -54,7 +55,10 @@ def _serve(args) -> None:
                 record["tokens"] = side.generate(batches[0])
             for batch in batches:
                 side.step(batch)
-            record.update(side.record())
+            record.update(side.record(), step_seconds=side.median_step())
+            if record["step_seconds"] < training.SHORT_STEP:  # too short to time alone (runner.py does the same)
+                record["step_seconds"] = timing.time_per_call(side.more_steps(batch), side.sync, repeats=5,
+                                                              min_time=training.SHORT_STEP)
             del side
         except Exception as error:  # noqa: BLE001  (reported per model)
             text = str(error).strip()

@@ -17,10 +17,10 @@ import sys
 
 
 def import_module(name: str):
-    """``importlib.import_module(name)`` for a module under torch_hal.zoo; where torch_hal is not imported yet, its
-    __init__.py does not run."""
-    if not name.startswith("torch_hal.zoo"):
-        raise ValueError(f"hal_free imports torch_hal.zoo's modules only, not {name!r}")
+    """``importlib.import_module(name)`` for a module under torch_hal.zoo (or torch_hal.timing: the standard library
+    alone); where torch_hal is not imported yet, its __init__.py does not run."""
+    if not (name.startswith("torch_hal.zoo") or name == "torch_hal.timing"):
+        raise ValueError(f"hal_free imports torch_hal.zoo's modules and torch_hal.timing only, not {name!r}")
     if "torch_hal" in sys.modules:
         return importlib.import_module(name)
     spec = importlib.util.find_spec("torch_hal")

@@ -8,18 +8,19 @@ moment of the machine lands on both. Recorded:
   - the loss and the gradient norm of every step on every side: their largest relative difference to the CPU's
     (and to cuda's, where a cuda side ran) against case.loss_tolerance(dtype, depth);
   - generative models: the greedy tokens of generate() before training, which must equal the CPU's;
-  - the step time: the median of the steps after the first (which warms up and is counted), hal over the CPU's,
+  - the step time: the median of the steps after the first (which warms up and is counted), or where a step is
+    shorter than training.SHORT_STEP, of batches of more steps timed after the compared ones; hal over the CPU's,
     or over cuda's where a cuda side ran.
 A model fails on an exception on any side, a loss, gradient or token disagreement, or (under strict) any fallback.
 """
 import gc
-import statistics
 import sys
 import time
 from typing import Dict, List, Optional
 
 import torch
 
+from torch_hal import timing
 from torch_hal.zoo import case as zoo_case
 from torch_hal.zoo import training
 from torch_hal.zoo.op_counts import OpCounter, PathOfOps
@@ -48,11 +49,6 @@ class SideFailed(Exception):
 def _first_line(error: BaseException) -> str:
     text = str(error).strip()
     return f"{type(error).__name__}: {text.splitlines()[0] if text else ''}"[:300]
-
-
-def _median_step(seconds: List[float]) -> Optional[float]:
-    timed = seconds[1:] or seconds  # the first step warms up (and is counted on the hal side)
-    return statistics.median(timed) if timed else None
 
 
 def _largest_difference(a: List[float], b: List[float]) -> float:
@@ -127,7 +123,18 @@ class Runner:
         result["fallback"] = {op: n for op, n in sorted(torch.hal.fallback_stats().items()) if n}
         result["ops"] = self.paths.summarize(counter)
         result["sides"] = {"cpu": cpu.record(), str(self.device): hal.record()}
+        result["step_seconds"] = self._step_seconds(cpu, hal, batch)
         self._judge(result, cpu, hal, reference)
+
+    @staticmethod
+    def _step_seconds(cpu: training.Side, hal: training.Side, batch) -> Dict[str, float]:
+        """The median step time of each side; where a step is too short to time alone, more steps in alternating
+        batches (timing.time_pair)."""
+        seconds = {"cpu": cpu.median_step(), "hal": hal.median_step()}
+        if min(seconds.values()) < training.SHORT_STEP:
+            seconds["cpu"], seconds["hal"] = timing.time_pair(cpu.more_steps(batch), cpu.sync, hal.more_steps(batch),
+                                                              hal.sync, repeats=5, min_time=training.SHORT_STEP)
+        return seconds
 
     def first_batch(self, zoo_model):
         return training.batches(zoo_model, self.seed, 1)[0]
@@ -171,7 +178,8 @@ class Runner:
                 result["reasons"].append(f"gradient norms differ from {name}'s by {result['grad_diff'][name]:.2e} "
                                          f"(relative), more than the tolerance {tolerance:.1e}")
         against = reference["device"] if reference and reference["device"] in references else "cpu"
-        hal_step, ref_step = _median_step(hal.seconds), _median_step(references[against]["seconds"])
+        hal_step = result["step_seconds"]["hal"]
+        ref_step = result["step_seconds"]["cpu"] if against == "cpu" else reference["step_seconds"]
         result["step_ratio"] = hal_step / ref_step if hal_step and ref_step else None
         result["ratio_against"] = against
         if self.strict and result["fallback"]:

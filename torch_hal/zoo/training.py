@@ -8,14 +8,18 @@ devices into the next step's loss unchanged (an adaptive optimizer would normali
 """
 import contextlib
 import copy
+import statistics
 import time
-from typing import Any, List
+from typing import Any, List, Optional
 
 import torch
 
 from .case import ZooModel, make_deterministic, to_device, zoo_depth
 
 LEARNING_RATE = 1e-3
+# Steps shorter than this are timed again, in batches of steps (torch_hal.timing): one such step is within the
+# noise of a scheduler's time slice.
+SHORT_STEP = 0.05
 
 
 def build(zoo_model: ZooModel, seed: int):
@@ -73,6 +77,13 @@ class Side:
         finally:
             self.model.train()
 
+    def _train(self, batch) -> torch.Tensor:
+        self.optimizer.zero_grad(set_to_none=True)
+        loss = self.zoo_model.loss(self.model, batch)
+        loss.backward()
+        self.optimizer.step()
+        return loss
+
     def step(self, batch, context=None) -> None:
         """One training step, timed from the inputs on the device to the update done there; `context` (a context
         manager such as an op counter) wraps the step."""
@@ -80,10 +91,7 @@ class Side:
         self.sync()
         start = time.perf_counter()
         with context or contextlib.nullcontext():
-            self.optimizer.zero_grad(set_to_none=True)
-            loss = self.zoo_model.loss(self.model, batch)
-            loss.backward()
-            self.optimizer.step()
+            loss = self._train(batch)
             self.sync()
         self.seconds.append(time.perf_counter() - start)
         self.losses.append(loss.item())
@@ -91,6 +99,17 @@ class Side:
         # and nothing outside the step runs on the device (the runner counts the device's ops and fallbacks).
         grads = [p.grad.detach().cpu() for p in self.model.parameters() if p.grad is not None]
         self.grad_norms.append(torch.nn.utils.get_total_norm(grads).item() if grads else 0.0)
+
+    def more_steps(self, batch):
+        """A function that trains one more step on `batch`, unrecorded: for timing steps too short to time one by
+        one (after the compared steps, which it leaves as they were)."""
+        batch = to_device(batch, self.device)
+        return lambda: self._train(batch)
+
+    def median_step(self) -> Optional[float]:
+        """The median of the steps after the first (which warms up, and is counted on the hal side)."""
+        timed = self.seconds[1:] or self.seconds
+        return statistics.median(timed) if timed else None
 
     def record(self) -> dict:
         return {"losses": self.losses, "grad_norms": self.grad_norms, "seconds": self.seconds}
