@@ -1,51 +1,25 @@
 """The small models that the benchmarks and the tests train, defined once (not part of the torch_hal package:
-it imports torch only, so a process that must not register hal, such as the cuda side of a comparison, imports
-it as well). Benchmarks import it as ``reference_models`` (their folder is on sys.path); tests put
-benchmarks/ on sys.path first.
+it imports torch, and SelfAttention from torch_hal/zoo/builtin.py without registering hal (zoo_loader.py), so a
+process that must not register hal, such as the cuda side of a comparison, imports it as well). Benchmarks import
+it as ``reference_models`` (their folder is on sys.path); tests put benchmarks/ on sys.path first.
 
 - ``mlp()``: 784-256-128-10 with ReLU, the quickstart's model.
 - ``TinyTransformer``: token embedding, one pre-norm transformer block (attention written with matmul and
   softmax, so the same aten ops run on every device, and a GELU feed-forward), a final layer norm and a
   vocabulary head, trained with cross entropy.
 """
-import math
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from zoo_loader import zoo_module  # benchmarks/, on sys.path wherever this module is imported
+
+SelfAttention = zoo_module("builtin").SelfAttention  # defined once, in torch_hal/zoo/builtin.py
+
 
 def mlp() -> nn.Module:
     return nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10))
-
-
-class SelfAttention(nn.Module):
-    """Multi-head self-attention over one fused QKV projection. ``causal`` masks later positions (a decoder's);
-    ``fused`` calls F.scaled_dot_product_attention, as transformers' models do, where the default writes it with
-    matmul and softmax, so that the same aten ops run on every device."""
-
-    def __init__(self, dim: int, heads: int, causal: bool = False, fused: bool = False):
-        super().__init__()
-        self.heads = heads
-        self.causal = causal
-        self.fused = fused
-        self.qkv = nn.Linear(dim, 3 * dim)
-        self.proj = nn.Linear(dim, dim)
-
-    def forward(self, x):
-        batch, seq, dim = x.shape
-        q, k, v = self.qkv(x).chunk(3, dim=-1)
-        # [batch, heads, seq, head_dim]
-        q, k, v = (t.reshape(batch, seq, self.heads, dim // self.heads).transpose(1, 2) for t in (q, k, v))
-        if self.fused:
-            attended = F.scaled_dot_product_attention(q, k, v, is_causal=self.causal)
-        else:
-            scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(dim // self.heads))
-            if self.causal:
-                later = torch.ones(seq, seq, dtype=torch.bool, device=x.device).triu(1)
-                scores = scores.masked_fill(later, float("-inf"))
-            attended = torch.softmax(scores, dim=-1) @ v
-        return self.proj(attended.transpose(1, 2).reshape(batch, seq, dim))
 
 
 class TinyTransformer(nn.Module):

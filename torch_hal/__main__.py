@@ -1,11 +1,14 @@
 """``python -m torch_hal info``: versions, adapters (with why any is unavailable), devices and properties.
 ``python -m torch_hal coverage``: which aten ops a device runs natively, in place on the CPU, or through the
-CPU fallback."""
+CPU fallback.
+``python -m torch_hal zoo``: models of several families trained a few steps on a device and on the CPU, compared
+(torch_hal/zoo/)."""
 import argparse
 import platform
 import sys
 
 from torch_hal import coverage_format, op_coverage
+from torch_hal.zoo import command as zoo_command
 
 
 def info() -> int:
@@ -72,11 +75,15 @@ def main(argv=None) -> int:
                           "repeatable")
     cov.add_argument("--category", action="append", choices=tuple(op_coverage.CATEGORIES),
                      help="only ops of this category; repeatable")
+    zoo_command.add_arguments(sub.add_parser("zoo", help="train models of several families a few steps on a device "
+                                                         "and on the CPU (and cuda), and compare"))
     args = parser.parse_args(argv)
     if args.command in (None, "info"):
         return info()
     if args.command == "coverage":
         return coverage(args)
+    if args.command == "zoo":
+        return zoo_command.run(args)
     return 1
 
 

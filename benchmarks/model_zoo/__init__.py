@@ -3,8 +3,8 @@
 inference forward.
 
 GPT-2, a Llama-style decoder and a BERT classifier come from transformers' config classes, ResNet-18 and
-ResNet-50 from torchvision, where those packages are importable; mini_gpt and mini_convnet (builtin.py)
-stand in for them where they are not. ``quick`` gives tiny sizes for a smoke test.
+ResNet-50 from torchvision, where those packages are importable; mini_gpt and mini_convnet (torch_hal/zoo/builtin.py,
+the zoo's builtin family) stand in for them where they are not. ``quick`` gives tiny sizes for a smoke test.
 """
 import dataclasses
 import importlib.util
@@ -12,9 +12,12 @@ from typing import Callable, Dict, List, Optional
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
-from model_zoo import builtin, transformers_models, vision_models
+from model_zoo import transformers_models, vision_models
+from zoo_loader import zoo_module
+
+builtin = zoo_module("builtin")  # torch_hal/zoo/builtin.py
+zoo_case = zoo_module("case")  # the zoo's batches and losses
 
 Batch = Dict[str, torch.Tensor]
 
@@ -55,29 +58,6 @@ class ImageSizes:
         return f"{self.side}x{self.side} images, batch {self.batch}, {self.classes} classes"
 
 
-def token_batch(sizes: LanguageSizes, vocab: int) -> Callable[[torch.Generator], Batch]:
-    def make(generator):
-        tokens = torch.randint(0, vocab, (sizes.batch, sizes.seq + 1), generator=generator)
-        return {"tokens": tokens[:, :-1].contiguous(), "targets": tokens[:, 1:].contiguous()}
-    return make
-
-
-def image_batch(sizes: ImageSizes) -> Callable[[torch.Generator], Batch]:
-    def make(generator):
-        images = torch.randn(sizes.batch, 3, sizes.side, sizes.side, generator=generator)
-        return {"images": images, "labels": torch.randint(0, sizes.classes, (sizes.batch,), generator=generator)}
-    return make
-
-
-def next_token_loss(model, batch):
-    logits = model(batch["tokens"])
-    return F.cross_entropy(logits.flatten(0, 1).float(), batch["targets"].flatten())
-
-
-def classification_loss(model, batch):
-    return F.cross_entropy(model(batch["images"]).float(), batch["labels"])
-
-
 def all_cases(quick: bool) -> List[ModelCase]:
     lm = LanguageSizes(2, 64, 4, 32, 2) if quick else LanguageSizes(4, 512, 8, 256, 8)
     images = ImageSizes(32, 2, 10) if quick else ImageSizes(64, 32, 1000)
@@ -86,10 +66,12 @@ def all_cases(quick: bool) -> List[ModelCase]:
     cases = [
         ModelCase("mini_gpt", lm.describe(mini_vocab), None,
                   lambda: builtin.MiniGPT(mini_vocab, lm.dim, lm.layers, lm.heads, lm.seq),
-                  token_batch(lm, mini_vocab), next_token_loss, lambda m, b: m(b["tokens"])),
+                  zoo_case.token_batch(lm.batch, lm.seq, mini_vocab), zoo_case.next_token_loss,
+                  lambda m, b: m(b["tokens"])),
         ModelCase("mini_convnet", mini_images.describe(), None,
                   lambda: builtin.MiniConvNet((8, 16, 32) if quick else (32, 64, 128), mini_images.classes),
-                  image_batch(mini_images), classification_loss, lambda m, b: m(b["images"])),
+                  zoo_case.image_batch(mini_images.batch, mini_images.side, mini_images.classes),
+                  zoo_case.classification_loss, lambda m, b: m(b["images"])),
     ]
     for name, build, vocab in transformers_models.builders(lm, quick):
         cases.append(ModelCase(name, lm.describe(vocab), "transformers", build,
@@ -100,8 +82,9 @@ def all_cases(quick: bool) -> List[ModelCase]:
                            transformers_models.batch("gpt2", sizes, vocab), transformers_models.loss,
                            transformers_models.forward))
     for name, build in vision_models.builders(images):
-        cases.append(ModelCase(name, images.describe(), "torchvision", build, image_batch(images), classification_loss,
-                               lambda m, b: m(b["images"])))
+        cases.append(ModelCase(name, images.describe(), "torchvision", build,
+                               zoo_case.image_batch(images.batch, images.side, images.classes),
+                               zoo_case.classification_loss, lambda m, b: m(b["images"])))
     return cases
 
 

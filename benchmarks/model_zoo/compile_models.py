@@ -5,7 +5,10 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from model_zoo.builtin import DecoderBlock, MiniConvNet
+from zoo_loader import zoo_module
+
+builtin = zoo_module("builtin")  # torch_hal/zoo/builtin.py
+DecoderBlock, MiniConvNet = builtin.DecoderBlock, builtin.MiniConvNet
 
 
 def mlp(inputs: int = 20, hidden: int = 32, outputs: int = 5) -> nn.Module:
