@@ -20,13 +20,17 @@ bool is_elementwise_float_op(hal_op_t op) {
 bool is_planned(hal_op_t op) {
   using hal_gpu::Family;
   switch (hal_gpu::family_of(op)) {
-    case Family::elementwise: return op == HAL_OP_FILL || is_elementwise_float_op(op);
+    case Family::elementwise: return op == HAL_OP_FILL || op == HAL_OP_ARANGE || is_elementwise_float_op(op);
     case Family::gemm: return true;
     case Family::reduction: return detail::is_planned_reduction(op);
     case Family::softmax: return true;
     case Family::loss: return true;  // NLL
     case Family::random: return op == HAL_OP_UNIFORM || op == HAL_OP_NORMAL;
     case Family::convolution: return true;
+    case Family::layer_norm: return true;
+    case Family::indexing: return op == HAL_OP_INDEX_SELECT;
+    case Family::embedding: return true;
+    case Family::triangular: return true;
     default: return false;
   }
 }
@@ -34,6 +38,25 @@ bool is_planned(hal_op_t op) {
 bool is_fill_dtype(hal_dtype_t t) {
   const hal_gpu::DType d = hal_gpu::dtype_of(t);
   return d != hal_gpu::DType::Unsupported && d != hal_gpu::DType::F16 && d != hal_gpu::DType::BF16;
+}
+
+// Whether some kernel of the op takes a tensor of t's dtype (the planners then check the layouts and the mix).
+bool takes_dtype(hal_op_t op, const hal_tensor_t& t) {
+  using hal_gpu::DType;
+  const DType d = hal_gpu::dtype_of(t.dtype);
+  if (op == HAL_OP_FILL) return is_fill_dtype(t.dtype);
+  if (op == HAL_OP_ARANGE) return d == DType::F32 || d == DType::I64 || d == DType::I32;
+  int32_t type = kF32;
+  switch (hal_gpu::family_of(op)) {
+    case hal_gpu::Family::elementwise: return detail::element_type_of(t, &type);  // beside a float32 operand
+    case hal_gpu::Family::reduction:
+      return op == HAL_OP_ALL || op == HAL_OP_ANY ? detail::element_type_of(t, &type) : d == DType::F32;
+    case hal_gpu::Family::loss: return d == DType::F32 || d == DType::I64;  // int64 targets
+    case hal_gpu::Family::embedding: return d == DType::F32 || d == DType::I64 || d == DType::I32;  // and indices
+    case hal_gpu::Family::indexing: return d != DType::Unsupported;  // raw bytes, int64/int32 indices
+    case hal_gpu::Family::triangular: return d != DType::Unsupported;  // raw bytes
+    default: return d == DType::F32;
+  }
 }
 
 }  // namespace
@@ -49,13 +72,8 @@ KernelArg KernelArg::of_pointer(const void* p) {
 bool supports(hal_op_t op, const hal_tensor_t* tensors, int32_t num_tensors) {
   if (module_bytes(Module::Elementwise).size == 0) return false;
   if (!is_planned(op)) return false;
-  const bool nll = hal_gpu::family_of(op) == hal_gpu::Family::loss;
   for (int32_t i = 0; tensors != nullptr && i < num_tensors; ++i) {
-    const hal_dtype_t t = tensors[i].dtype;
-    const bool takes = op == HAL_OP_FILL ? is_fill_dtype(t)
-                       : nll ? detail::is_float32(tensors[i]) || hal_gpu::dtype_of(t) == hal_gpu::DType::I64
-                             : detail::is_float32(tensors[i]);
-    if (!takes) return false;
+    if (!takes_dtype(op, tensors[i])) return false;
   }
   return true;
 }
@@ -72,6 +90,7 @@ hal_status_t plan(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, c
   switch (hal_gpu::family_of(op)) {
     case Family::elementwise:
       if (op == HAL_OP_FILL) return detail::plan_fill(outputs, num_outputs, scalars, num_scalars, launches);
+      if (op == HAL_OP_ARANGE) return detail::plan_arange(outputs, num_outputs, scalars, num_scalars, launches);
       return detail::plan_elementwise(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     case Family::gemm:
       return detail::plan_gemm(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
@@ -85,6 +104,14 @@ hal_status_t plan(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, c
       return detail::plan_random(op, outputs, num_outputs, scalars, num_scalars, num_inputs, launches);
     case Family::convolution:
       return detail::plan_convolution(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
+    case Family::layer_norm:
+      return detail::plan_layer_norm(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
+    case Family::indexing:
+      return detail::plan_index_select(inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
+    case Family::embedding:
+      return detail::plan_embedding_backward(inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
+    case Family::triangular:
+      return detail::plan_triangular(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     default:
       break;
   }

@@ -14,6 +14,9 @@ bool is_float32(const hal_tensor_t& t);
 // A tensor in memory (neither a scalar operand nor absent) of dtype float32.
 bool is_float32_tensor(const hal_tensor_t& t);
 bool same_shape(const hal_tensor_t& a, const hal_tensor_t& b);
+// The element type (kernels/kernel_layouts.h) of t's dtype for the typed kernels, which compute in float32; false
+// for float16, bfloat16 and float64.
+bool element_type_of(const hal_tensor_t& t, int32_t* type);
 
 double scalar_as_double(const hal_scalar_t& s);
 int64_t scalar_as_int(const hal_scalar_t& s);
@@ -46,6 +49,8 @@ hal_status_t plan_elementwise(hal_op_t op, const hal_tensor_t* inputs, int32_t n
                               std::vector<Launch>* launches);
 hal_status_t plan_fill(const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
                        int32_t num_scalars, std::vector<Launch>* launches);
+hal_status_t plan_arange(const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
+                         int32_t num_scalars, std::vector<Launch>* launches);
 hal_status_t plan_gemm(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
                        int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
                        std::vector<Launch>* launches);
@@ -62,6 +67,21 @@ hal_status_t plan_nll_loss(hal_op_t op, const hal_tensor_t* inputs, int32_t num_
 hal_status_t plan_convolution(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
                               int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
                               std::vector<Launch>* launches);
+
+hal_status_t plan_layer_norm(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
+                             int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
+                             std::vector<Launch>* launches);
+
+hal_status_t plan_index_select(const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
+                               int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
+                               std::vector<Launch>* launches);
+hal_status_t plan_embedding_backward(const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
+                                     int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
+                                     std::vector<Launch>* launches);
+
+hal_status_t plan_triangular(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
+                             int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
+                             std::vector<Launch>* launches);
 
 // UNIFORM and NORMAL into float32 outputs.
 hal_status_t plan_random(hal_op_t op, const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,

@@ -14,6 +14,10 @@ HAL_SPIRV_EMBEDDED(softmax)
 HAL_SPIRV_EMBEDDED(loss)
 HAL_SPIRV_EMBEDDED(random)
 HAL_SPIRV_EMBEDDED(convolution)
+HAL_SPIRV_EMBEDDED(layer_norm)
+HAL_SPIRV_EMBEDDED(indexing)
+HAL_SPIRV_EMBEDDED(embedding)
+HAL_SPIRV_EMBEDDED(triangular)
 #undef HAL_SPIRV_EMBEDDED
 #endif
 
@@ -27,6 +31,10 @@ SpirvModule module_bytes(Module module) {
     case Module::Loss: return {loss_spv, loss_spv_size};
     case Module::Random: return {random_spv, random_spv_size};
     case Module::Convolution: return {convolution_spv, convolution_spv_size};
+    case Module::LayerNorm: return {layer_norm_spv, layer_norm_spv_size};
+    case Module::Indexing: return {indexing_spv, indexing_spv_size};
+    case Module::Embedding: return {embedding_spv, embedding_spv_size};
+    case Module::Triangular: return {triangular_spv, triangular_spv_size};
   }
 #else
   (void)module;
@@ -43,6 +51,10 @@ const char* module_name(Module module) {
     case Module::Loss: return "loss";
     case Module::Random: return "random";
     case Module::Convolution: return "convolution";
+    case Module::LayerNorm: return "layer_norm";
+    case Module::Indexing: return "indexing";
+    case Module::Embedding: return "embedding";
+    case Module::Triangular: return "triangular";
   }
   return "unknown";
 }
