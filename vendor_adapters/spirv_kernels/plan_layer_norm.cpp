@@ -8,7 +8,7 @@
 namespace hal_spirv::detail {
 namespace {
 
-constexpr size_t kMaxRowGroup = 256;  // kernels/layer_norm.cl's kMaxRowGroup
+constexpr size_t kMaxRowGroup = 256;  // the widest work-group per row (within every device's limit)
 
 bool is_rows(const hal_tensor_t& t, int64_t M, int64_t N) {
   return is_float32_tensor(t) && t.ndim == 2 && t.shape[0] == M && t.shape[1] == N && hal_gpu::is_contiguous(t);
