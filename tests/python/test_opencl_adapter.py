@@ -392,7 +392,8 @@ odd = r(7, 3)  # rows of 12 bytes: copied in 4-byte units
 assert torch.equal(odd.to(d)[torch.tensor([6, 6, 0]).to(d)].cpu(), odd[torch.tensor([6, 6, 0])])
 assert torch.equal(odd.to(d)[torch.tensor([-1, -7]).to(d)].cpu(), odd[torch.tensor([-1, -7])])  # Python indices
 strided_index = torch.tensor([[1, 5], [0, 5], [3, 5]])[:, 0]
-assert torch.equal(torch.index_select(odd.to(d), 0, strided_index.to(d)).cpu(), torch.index_select(odd, 0, strided_index))
+assert torch.equal(torch.index_select(odd.to(d), 0, strided_index.to(d)).cpu(),
+                   torch.index_select(odd, 0, strided_index))
 for padding_idx in (None, 3):
     for index_dtype in (torch.int64, torch.int32):
         tokens = torch.tensor([[3, 1, 3, 7], [0, 3, 7, 7]], dtype=index_dtype)

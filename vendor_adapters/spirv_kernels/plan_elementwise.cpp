@@ -60,7 +60,8 @@ hal_status_t plan_elementwise(hal_op_t op, const hal_tensor_t* inputs, int32_t n
   const int64_t n = hal_gpu::numel(out);
   if (n == 0) return HAL_STATUS_SUCCESS;
 
-  Launch l = launch_of(Module::Elementwise, (dense ? kDenseKernels : typed ? kTypedKernels : kStridedKernels)[info.arity - 1]);
+  const char* const* kernels = dense ? kDenseKernels : typed ? kTypedKernels : kStridedKernels;
+  Launch l = launch_of(Module::Elementwise, kernels[info.arity - 1]);
   const void* out0 = hal_gpu::element0(out);
   for (int32_t i = 0; i < num_inputs; ++i) add_pointer(&l, inputs[i], out0);  // a scalar operand's: never used
   add_pointer(&l, out, out0);

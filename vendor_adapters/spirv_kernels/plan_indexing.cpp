@@ -51,9 +51,10 @@ hal_status_t plan_index_select(const hal_tensor_t* inputs, int32_t num_inputs, c
   if (num_inputs != 2 || num_outputs != 1 || scalars == nullptr || num_scalars < 1) return HAL_STATUS_NOT_SUPPORTED;
   const hal_tensor_t &self = inputs[0], &index = inputs[1], &out = outputs[0];
   const hal_gpu::DType dtype = hal_gpu::dtype_of(self.dtype), index_dtype = hal_gpu::dtype_of(index.dtype);
+  const bool index_ok = index_dtype == hal_gpu::DType::I64 || index_dtype == hal_gpu::DType::I32;
   if (self.data == nullptr || index.data == nullptr || out.data == nullptr || self.ndim < 1 ||
-      out.ndim != self.ndim || index.ndim != 1 || (index_dtype != hal_gpu::DType::I64 && index_dtype != hal_gpu::DType::I32) ||
-      dtype == hal_gpu::DType::Unsupported || hal_gpu::dtype_of(out.dtype) != dtype) {
+      out.ndim != self.ndim || index.ndim != 1 || !index_ok || dtype == hal_gpu::DType::Unsupported ||
+      hal_gpu::dtype_of(out.dtype) != dtype) {
     return HAL_STATUS_NOT_SUPPORTED;
   }
   int64_t dim = scalar_as_int(scalars[0]);

@@ -128,7 +128,9 @@ __device__ __forceinline__ unsigned block_index(int d) { return d == 0 ? blockId
 __device__ __forceinline__ unsigned thread_index(int d) {
   return d == 0 ? threadIdx.x : d == 1 ? threadIdx.y : threadIdx.z;
 }
-__device__ __forceinline__ unsigned block_threads(int d) { return d == 0 ? blockDim.x : d == 1 ? blockDim.y : blockDim.z; }
+__device__ __forceinline__ unsigned block_threads(int d) {
+  return d == 0 ? blockDim.x : d == 1 ? blockDim.y : blockDim.z;
+}
 __device__ __forceinline__ unsigned grid_blocks(int d) { return d == 0 ? gridDim.x : d == 1 ? gridDim.y : gridDim.z; }
 __device__ __forceinline__ long long grid_thread() {
   return blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;

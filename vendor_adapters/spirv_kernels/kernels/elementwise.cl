@@ -84,8 +84,8 @@ kernel void ternary_strided_f32(global const float* a, global const float* b, gl
 // The strided walk with operands of other element types (bool conditions and results, integer inputs) where the
 // compute type is float32: operand k's type is type_of(types, k), inputs first and the output last.
 template <int N>
-__forceinline__ void typed_strided(const global char* const* in, global char* out, const StridedLayout& l, uint64_t n, int op,
-                          float s0, int mode, uint32_t types) {
+__forceinline__ void typed_strided(const global char* const* in, global char* out, const StridedLayout& l, uint64_t n,
+                                   int op, float s0, int mode, uint32_t types) {
   const size_t i = get_global_id(0);
   if (i >= n) return;
   int64_t at[N + 1];
@@ -139,7 +139,8 @@ template <class T, class Out>
 inline void arange(global Out* out, int64_t stride, uint64_t n, T start, T step) {
   const size_t i = get_global_id(0);
   if (i >= n) return;
-  out[static_cast<int64_t>(i) * stride] = static_cast<Out>(hal_gpu::ew::arange_at(start, step, static_cast<int64_t>(i)));
+  const int64_t at = static_cast<int64_t>(i);
+  out[at * stride] = static_cast<Out>(hal_gpu::ew::arange_at(start, step, at));
 }
 kernel void arange_f32(global float* out, long stride, ulong n, float start, float step) {
   arange(out, stride, n, start, step);

@@ -1,6 +1,7 @@
 // SUM, MEAN, PROD, AMAX, AMIN and VECTOR_NORM of float32, and ALL and ANY of float32, bool and integers into bool
-// or uint8, over any dims and strides, for the runtimes that take SPIR-V. A work-group per output element: its work-items stride over the reduced elements, then combine their
-// partials in a local-memory tree of fixed shape (deterministic results, run to run). The NaN rule of amax/amin
+// or uint8, over any dims and strides, for the runtimes that take SPIR-V. A work-group per output element: its
+// work-items stride over the reduced elements, then combine their partials in a local-memory tree of fixed shape
+// (deterministic results, run to run). The NaN rule of amax/amin
 // is the elementwise library's maximum/minimum (elementwise_ops.cuh: a NaN anywhere is the result), and the
 // norms are the library's own (vector_norm.cuh), as reduce.cu's.
 #include "kernels/elementwise_ops.cuh"
