@@ -40,7 +40,7 @@ bool is_fill_dtype(hal_dtype_t t) {
   return d != hal_gpu::DType::Unsupported && d != hal_gpu::DType::F16 && d != hal_gpu::DType::BF16;
 }
 
-// Whether some kernel of the op takes a tensor of t's dtype (the planners then check the layouts and the mix).
+// Whether some kernel of the op takes tensors of t's dtype (the planners then check the layouts and the mix).
 bool takes_dtype(hal_op_t op, const hal_tensor_t& t) {
   using hal_gpu::DType;
   const DType d = hal_gpu::dtype_of(t.dtype);
@@ -48,14 +48,13 @@ bool takes_dtype(hal_op_t op, const hal_tensor_t& t) {
   if (op == HAL_OP_ARANGE) return d == DType::F32 || d == DType::I64 || d == DType::I32;
   int32_t type = kF32;
   switch (hal_gpu::family_of(op)) {
-    case hal_gpu::Family::elementwise: return detail::element_type_of(t, &type);  // beside a float32 operand
     case hal_gpu::Family::reduction:
       return op == HAL_OP_ALL || op == HAL_OP_ANY ? detail::element_type_of(t, &type) : d == DType::F32;
     case hal_gpu::Family::loss: return d == DType::F32 || d == DType::I64;  // int64 targets
     case hal_gpu::Family::embedding: return d == DType::F32 || d == DType::I64 || d == DType::I32;  // and indices
     case hal_gpu::Family::indexing: return d != DType::Unsupported;  // raw bytes, int64/int32 indices
     case hal_gpu::Family::triangular: return d != DType::Unsupported;  // raw bytes
-    default: return d == DType::F32;
+    default: return d == DType::F32;  // elementwise ops: bool and integer operands only beside a float32 one
   }
 }
 
