@@ -142,12 +142,22 @@ def kernel_cases(nbytes):
             return lambda: a @ b
         return make
 
+    def cast_to_bf16(dev):
+        a = torch.randn(n, device=dev)
+        return lambda: a.to(torch.bfloat16)
+
+    def dropout(dev):
+        a = torch.randn(n, device=dev)
+        return lambda: torch.native_dropout(a, 0.1, True)
+
     yield Case("empty 4 KiB", None, empty)
     yield Case("add_ on 16 elements", None, add_small)
     yield Case("add 256 MiB (2 reads + 1 write)", 3 * nbytes, add_large)
     yield Case("relu 256 MiB (read + write)", 2 * nbytes, relu_large)
     yield Case("mm fp32 4096", 2 * 4096 ** 3, mm(torch.float32))
     yield Case("mm bf16 4096", 2 * 4096 ** 3, mm(torch.bfloat16))
+    yield Case("cast fp32 -> bf16 256 MiB (read + write)", nbytes + nbytes // 2, cast_to_bf16)
+    yield Case("native_dropout 256 MiB (read, write, mask)", 2 * nbytes + nbytes // 4, dropout)
 
 
 def model_cases():
@@ -177,7 +187,24 @@ def model_cases():
         tokens, targets = tokens.to(dev), targets.to(dev)
         return lambda: training_step(model, opt, tokens, targets)
 
+    def adamw_step(fused):
+        def make(dev):
+            # GPT-2 small's parameter tensors (124M parameters, 148 tensors), gradients drawn once.
+            torch.manual_seed(0)
+            shapes = [(50257, 768), (1024, 768)] + [s for _ in range(12) for s in (
+                (768,), (768,), (768, 2304), (2304,), (768, 768), (768,), (768,), (768,), (768, 3072), (3072,),
+                (3072, 768), (768,))] + [(768,), (768,)]
+            params = [torch.nn.Parameter(torch.randn(s, device=dev) * 0.02) for s in shapes]
+            for p in params:
+                p.grad = torch.randn_like(p) * 1e-3
+            kind = {"fused": True} if fused else {"foreach": True}
+            opt = torch.optim.AdamW(params, lr=1e-4, **kind)
+            return opt.step
+        return make
+
     yield Case("MLP 784-256-128-10 forward, batch 64", None, mlp_forward)
+    yield Case("AdamW step foreach, GPT-2 small's 124M parameters", None, adamw_step(False))
+    yield Case("AdamW step fused, GPT-2 small's 124M parameters", None, adamw_step(True))
     yield Case("MLP training step (AdamW)", None, mlp_step, trains=True)
     yield Case("transformer block training step (AdamW)", None, transformer_step, trains=True)
 

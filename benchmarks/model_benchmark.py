@@ -1,15 +1,16 @@
 """Standard models trained side by side on hal:N and a reference device, printed as ratios.
 
     python benchmarks/model_benchmark.py [--device hal:0] [--reference auto|cpu|cuda:N] [--models gpt2,resnet18]
-                                         [--dtype fp32|bf16] [--steps 20] [--quick] [--markdown FILE]
+                                         [--dtype fp32|bf16] [--optimizer foreach|fused] [--steps 20] [--quick]
+                                         [--markdown FILE]
 
 The reference (--reference auto) is cuda:N for hal:N where torch.cuda is available, else CPU tensors. Each
 side runs in a process of its own (model_worker.py; the reference never imports torch_hal), and a fresh pair
 of processes serves each model.
 Per model:
   - the two sides build the model and train STEPS steps from the same seed on the same batches (AdamW,
-    clip_grad_norm_), one side after the other while the other waits: the final losses and their difference, the
-    peak memory and the CPU fallback calls per step (torch.hal.fallback_stats()). Peak memory is measured alike on
+    foreach or fused as --optimizer says, clip_grad_norm_), one side after the other while the other waits: the
+    final losses and their difference, the peak memory and the CPU fallback calls per step (torch.hal.fallback_stats()). Peak memory is measured alike on
     both sides by two methods (sides.py): "device", the device-wide used memory (mem_get_info) after the steps minus
     before the build, every byte each side took from the device, library workspaces included (the honest figure);
     and "reserved", the caching allocator's peak (max_memory_reserved). n/a on CPU tensors;
@@ -56,7 +57,8 @@ def auto_reference(hal_device: str) -> str:
 
 
 def start_worker(device: str, args, threading: str = "keep") -> lockstep.Worker:
-    command = [WORKER, "--device", device, "--dtype", args.dtype, "--autograd-threading", threading]
+    command = [WORKER, "--device", device, "--dtype", args.dtype, "--autograd-threading", threading,
+               "--optimizer", args.optimizer]
     command += ["--quick"] if args.quick else []
     # Only the hal side loads torch_hal (lockstep.py says why the others must not).
     env = {} if device.startswith("hal") else {"TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
@@ -143,8 +145,8 @@ def report(results, summaries, args, devices) -> str:
     ref = results[0]["devices"][1] if results else {"name": devices[1]}
     hal_threading = results[0]["devices"][0]["autograd"] if results else "?"
     lines = [f"{devices[0]} ({hal_name}) vs {devices[1]} ({ref['name']}), torch {ref.get('torch', '')}, "
-             f"{args.dtype}, {args.steps} training steps, median of {args.repeats} alternating rounds per side "
-             f"(lockstep; round by round: the median of the rounds' ratios and their middle half).",
+             f"{args.dtype}, AdamW {args.optimizer}, {args.steps} training steps, median of {args.repeats} alternating "
+             f"rounds per side (lockstep; round by round: the median of the rounds' ratios and their middle half).",
              f"Autograd threading: hal {sides.describe_threading(hal_threading)}; \"ref\" the same "
              f"(torch.autograd.set_multithreading_enabled({hal_threading == 'worker'}) in the reference process); "
              f"\"ref default\": the reference with {sides.describe_threading('worker')}.",
@@ -177,6 +179,8 @@ def main(argv=None) -> int:
     parser.add_argument("--models", help="comma-separated names (default: " + ", ".join(
         c.name for c in model_zoo.all_cases(False)) + " as available)")
     parser.add_argument("--dtype", choices=("fp32", "bf16"), default="fp32", help="bf16: torch.autocast")
+    parser.add_argument("--optimizer", choices=("foreach", "fused"), default="foreach",
+                        help="AdamW's implementation on both sides: foreach (PyTorch's default) or fused=True")
     parser.add_argument("--steps", type=int, help="training steps before the losses are compared (default 20, "
                         "3 with --quick)")
     parser.add_argument("--repeats", type=int, help="timed batches per side (default 5, 2 with --quick)")

@@ -82,13 +82,15 @@ class Side:
 class ModelRun:
     """A model, its optimizer and its batches on one side; the same seed on every side."""
 
-    def __init__(self, side: Side, case: "model_zoo.ModelCase"):
+    def __init__(self, side: Side, case: "model_zoo.ModelCase", fused_optimizer: bool = False):
         self.side, self.case = side, case
         self.memory = sides.PeakMemory(side.device)
         self.memory.start()  # before the model: its parameters, gradients and optimizer state count too
         torch.manual_seed(SEED)
         self.model = case.build().to(side.device)
-        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=LEARNING_RATE)
+        # foreach (PyTorch's default on both sides) or fused=True (torch._fused_adamw_: one launch per step).
+        kind = {"fused": True} if fused_optimizer else {"foreach": True}
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=LEARNING_RATE, **kind)
         self.timing_batch = self.batch(seed=SEED)
         self.batch_sizes = {}
 
@@ -149,6 +151,7 @@ def main():
     parser.add_argument("--dtype", choices=("fp32", "bf16"), default="fp32")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--autograd-threading", choices=sides.THREADING, default="keep", help=sides.THREADING_HELP)
+    parser.add_argument("--optimizer", choices=("foreach", "fused"), default="foreach")
     args = parser.parse_args()
     side = Side(args.device, args.dtype, args.autograd_threading)
     run = None
@@ -161,7 +164,7 @@ def main():
         if request == "build":
             run = None
             side.empty_cache()
-            run = ModelRun(side, model_zoo.case(argument, args.quick))
+            run = ModelRun(side, model_zoo.case(argument, args.quick), fused_optimizer=args.optimizer == "fused")
             return json.dumps({"built": argument})
         if request == "train":
             return json.dumps(run.train(int(argument)))

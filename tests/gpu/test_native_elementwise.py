@@ -233,6 +233,23 @@ def test_large_vectorized_and_unaligned(gpu_device):
             run_both(fn, a, b, device=gpu_device, dtype=dtype)
 
 
+@pytest.mark.parametrize("src", [torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("dst", [torch.float32, torch.float16, torch.bfloat16])
+def test_casts_between_float_types_are_exact(gpu_device, src, dst):
+    # The vectorized cast path (8 elements per thread) with its tail, an unaligned start (the strided path) and
+    # the values where rounding matters: halfway cases, subnormals, overflow to inf, NaN, signed zeros.
+    x = torch.cat([make(((1 << 20) + 5,), torch.float64, -70000, 70000),
+                   torch.tensor([1 + 2 ** -8, 1 + 3 * 2 ** -9, 2 ** -130, 2 ** -20, 1e-40, 70000.0, -0.0, 0.0,
+                                 float("inf"), float("nan")], dtype=torch.float64)]).to(src)
+    for view in (lambda t: t, lambda t: t[1:], lambda t: t[:13]):
+        with torch.hal.strict():
+            got = view(x.to(gpu_device)).to(dst)
+        want = view(x).to(dst)
+        got = got.cpu()
+        torch.testing.assert_close(got, want, rtol=0, atol=0, equal_nan=True)  # NaN's payload may differ
+        assert torch.equal(torch.signbit(got[~want.isnan()]), torch.signbit(want[~want.isnan()]))
+
+
 def test_bad_input_raises_like_cpu(gpu_device):
     x = torch.ones(3, dtype=torch.bool, device=gpu_device)
     with pytest.raises(RuntimeError, match="Negation"):

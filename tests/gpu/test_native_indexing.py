@@ -157,3 +157,36 @@ def test_channels_last_cat_keeps_format(gpu_device, native):
         got = torch.cat([a.to(gpu_device), a.to(gpu_device)], 1)
     assert got.is_contiguous(memory_format=torch.channels_last)
     assert_close(got, torch.cat([a, a], 1))
+
+
+# ---- isin: comparisons against every test element, in chunks (generate()'s end-of-sequence check) ----------
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("invert", [False, True])
+def test_isin_matches_cpu(gpu_device, native, dtype, invert):
+    g = torch.Generator().manual_seed(3)
+    elements = torch.randint(0, 50, (6, 33), generator=g).to(dtype)
+    for tests in (torch.tensor([7, 3, 7, 49]), torch.randint(0, 50, (3, 5), generator=g),
+                  torch.tensor([], dtype=torch.int64), torch.randint(0, 50, (2000,), generator=g)):
+        tests = tests.to(dtype)
+        with native():
+            got = torch.isin(elements.to(gpu_device), tests.to(gpu_device), invert=invert)
+            got_t = torch.isin(elements.to(gpu_device).t(), tests.to(gpu_device), invert=invert)  # strided
+            got_scalar = torch.isin(elements.to(gpu_device), 7, invert=invert)
+            got_element = torch.isin(7, tests.to(gpu_device), invert=invert)
+            out = torch.empty(0, dtype=torch.bool, device=gpu_device)
+            torch.isin(elements.to(gpu_device), tests.to(gpu_device), invert=invert, out=out)
+        want = torch.isin(elements, tests, invert=invert)
+        assert torch.equal(got.cpu(), want) and torch.equal(out.cpu(), want)
+        assert torch.equal(got_t.cpu(), torch.isin(elements.t(), tests, invert=invert))
+        assert torch.equal(got_scalar.cpu(), torch.isin(elements, 7, invert=invert))
+        assert torch.equal(got_element.cpu(), torch.isin(7, tests, invert=invert))
+
+
+def test_isin_in_chunks_and_mixed_dtypes(gpu_device, native):
+    # More elements x tests than one chunk's 2^24 comparisons: several chunks.
+    elements = torch.randint(0, 100000, (1 << 16,))
+    tests = torch.randint(0, 100000, (600,))
+    with native():
+        got = torch.isin(elements.to(gpu_device), tests.to(gpu_device).to(torch.int32))
+    assert torch.equal(got.cpu(), torch.isin(elements, tests))

@@ -133,3 +133,71 @@ def test_bad_arguments_raise(gpu_device):
         torch.empty(3, device=gpu_device).bernoulli_(1.5)
     with pytest.raises(RuntimeError, match="negative dimension"):
         torch.randperm(-1, device=gpu_device)
+
+
+# ---- dropout: mask and output in one pass (HAL_OP_DROPOUT), its backward in one pass --------------------------
+
+def aten_ops_under(fn):
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        fn()
+    return {e.name for e in prof.events() if e.name.startswith("aten::")}
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("p", [0.1, 0.5, 0.9])
+def test_native_dropout_is_one_pass_and_scales_what_it_keeps(gpu_device, native, dtype, p):
+    x = torch.randn(N + 3, dtype=torch.float64).to(dtype)  # + 3: a tail of less than four elements
+    xd = x.to(gpu_device)
+    with native():
+        ops = aten_ops_under(lambda: torch.native_dropout(xd, p, True))
+        y, mask = torch.native_dropout(xd, p, True)
+    # One launch: no bernoulli mask drawn first, no multiplications after.
+    assert not ops & {"aten::bernoulli_", "aten::mul", "aten::mul_"}, ops
+    y, mask = y.cpu(), mask.cpu()
+    assert mask.dtype == torch.bool and y.dtype == dtype
+    kept = mask.double().mean().item()
+    assert abs(kept - (1 - p)) < 5 * math.sqrt(p * (1 - p) / x.numel())  # five standard deviations
+    # What is kept is scaled by 1 / (1 - p), rounded once from the compute type; the rest is 0.
+    want = (x.float() * mask * (1 / (1 - p))).to(dtype) if dtype != torch.float64 else x * mask * (1 / (1 - p))
+    assert torch.equal(y, want)
+
+
+def test_native_dropout_reproducible_layouts_nan_and_backward(gpu_device, native):
+    x = torch.randn(8, 6, 5, 7).to(gpu_device)
+    x_cl = x.to(memory_format=torch.channels_last)
+    with native():
+        torch.manual_seed(5)
+        y1, m1 = torch.native_dropout(x, 0.3, True)
+        torch.manual_seed(5)
+        y2, m2 = torch.native_dropout(x, 0.3, True)
+        y3, m3 = torch.native_dropout(x, 0.3, True)
+        yc, mc = torch.native_dropout(x_cl, 0.3, True)  # dense, not contiguous: the input's strides kept
+        yt, mt = torch.native_dropout(x.transpose(1, 3)[:, ::2], 0.3, True)  # not dense: mask, then multiplications
+        empty = torch.native_dropout(x[:0], 0.3, True)
+    assert torch.equal(m1.cpu(), m2.cpu()) and torch.equal(y1.cpu(), y2.cpu())
+    assert not torch.equal(m1.cpu(), m3.cpu())  # the generator moved on
+    assert yc.is_contiguous(memory_format=torch.channels_last) and mc.stride() == yc.stride()
+    for y, m, src in ((yc, mc, x_cl), (yt, mt, x.transpose(1, 3)[:, ::2])):
+        assert torch.equal(y.cpu(), src.cpu() * m.cpu() * (1 / 0.7))
+    assert empty[0].shape == (0, 6, 5, 7) and empty[1].dtype == torch.bool
+    # A dropped NaN stays NaN (0 * NaN), as on torch.cuda.
+    nan = torch.full((64,), float("nan"), device=gpu_device)
+    with native():
+        y, m = torch.native_dropout(nan, 0.5, True)
+    assert torch.isnan(y.cpu()).all()
+    # Backward: grad * mask * scale in one pass.
+    g = torch.randn(8, 6, 5, 7).to(gpu_device)
+    with native():
+        ops = aten_ops_under(lambda: torch.ops.aten.native_dropout_backward(g, m1, 1 / 0.7))
+        gx = torch.ops.aten.native_dropout_backward(g, m1, 1 / 0.7)
+    assert not ops & {"aten::mul", "aten::mul_"}, ops
+    assert torch.equal(gx.cpu(), g.cpu() * m1.cpu() * (1 / 0.7))
+
+
+def test_dropout_in_training_runs_natively(gpu_device, native):
+    model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.Dropout(0.2), torch.nn.Linear(64, 4)).to(gpu_device)
+    x = torch.randn(16, 32, device=gpu_device, requires_grad=True)
+    with native():
+        model(x).sum().backward()
+    assert x.grad is not None and torch.isfinite(x.grad.cpu()).all()

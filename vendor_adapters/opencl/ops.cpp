@@ -28,10 +28,16 @@ cl_program DeviceKernels::program_of(hal_spirv::Module module, std::string* erro
       p.module = nullptr;
       p.error = "clCreateProgramWithIL of the " + name + " module failed: " + cl_error_name(status);
     } else if ((status = cl_.BuildProgram(p.module, 1, &device_, "", nullptr, nullptr)) != CL_SUCCESS) {
-      std::string log(4096, '\0');
+      // The log's size first (a log longer than a fixed buffer is not returned at all), then the log itself.
       size_t size = 0;
-      cl_.GetProgramBuildInfo(p.module, device_, CL_PROGRAM_BUILD_LOG, log.size(), log.data(), &size);
-      log.resize(size > 0 ? size - 1 : 0);
+      std::string log;
+      if (cl_.GetProgramBuildInfo(p.module, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) == CL_SUCCESS && size > 1) {
+        log.resize(size);
+        if (cl_.GetProgramBuildInfo(p.module, device_, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr) != CL_SUCCESS) {
+          size = 1;
+        }
+        log.resize(size - 1);  // without the terminating NUL
+      }
       p.error = "clBuildProgram of the " + name + " module failed: " + cl_error_name(status) + ": " + log;
       cl_.ReleaseProgram(p.module);
       p.module = nullptr;

@@ -10,23 +10,29 @@
 namespace hal_spirv {
 namespace {
 
-// An elementwise op of the library's math on float32 (integer-only ops aside).
-bool is_elementwise_float_op(hal_op_t op) {
-  const hal_gpu::ew::OpInfo info = hal_gpu::ew::op_info(op);
-  return info.arity > 0 && info.domain != hal_gpu::ew::Domain::IntOnly;
+// An elementwise op of the library's math on float32, or (integer-only ops) on int64.
+bool is_elementwise_math_op(hal_op_t op) { return hal_gpu::ew::op_info(op).arity > 0; }
+
+bool is_fill_dtype(hal_dtype_t t) {
+  const hal_gpu::DType d = hal_gpu::dtype_of(t);
+  return d != hal_gpu::DType::Unsupported && d != hal_gpu::DType::F16 && d != hal_gpu::DType::BF16;
 }
 
 // The ops this library has a planner for: within each family of adapter_ops.def, the ops its planner takes.
 bool is_planned(hal_op_t op) {
   using hal_gpu::Family;
   switch (hal_gpu::family_of(op)) {
-    case Family::elementwise: return op == HAL_OP_FILL || op == HAL_OP_ARANGE || is_elementwise_float_op(op);
+    case Family::elementwise: return op == HAL_OP_FILL || op == HAL_OP_ARANGE || is_elementwise_math_op(op);
     case Family::gemm: return true;
     case Family::reduction: return detail::is_planned_reduction(op);
     case Family::softmax: return true;
     case Family::loss: return true;  // NLL
-    case Family::random: return op == HAL_OP_UNIFORM || op == HAL_OP_NORMAL;
+    case Family::random:
+      return op == HAL_OP_UNIFORM || op == HAL_OP_NORMAL || op == HAL_OP_DROPOUT || op == HAL_OP_DROPOUT_BACKWARD;
     case Family::convolution: return true;
+    case Family::pooling: return true;
+    case Family::batch_norm: return true;
+    case Family::fused_optimizer: return true;
     case Family::layer_norm: return true;
     case Family::indexing: return op == HAL_OP_INDEX_SELECT;
     case Family::embedding: return true;
@@ -35,26 +41,30 @@ bool is_planned(hal_op_t op) {
   }
 }
 
-bool is_fill_dtype(hal_dtype_t t) {
-  const hal_gpu::DType d = hal_gpu::dtype_of(t);
-  return d != hal_gpu::DType::Unsupported && d != hal_gpu::DType::F16 && d != hal_gpu::DType::BF16;
-}
-
-// Whether some kernel of the op takes tensors of t's dtype (the planners then check the layouts and the mix).
+// Whether some kernel of the planned op takes tensors of t's dtype (op_supported's question: one tensor per
+// dtype; the planners then check the layouts and the mix).
 bool takes_dtype(hal_op_t op, const hal_tensor_t& t) {
   using hal_gpu::DType;
+  using hal_gpu::Family;
   const DType d = hal_gpu::dtype_of(t.dtype);
   if (op == HAL_OP_FILL) return is_fill_dtype(t.dtype);
   if (op == HAL_OP_ARANGE) return d == DType::F32 || d == DType::I64 || d == DType::I32;
   int32_t type = kF32;
   switch (hal_gpu::family_of(op)) {
-    case hal_gpu::Family::reduction:
+    // float32, or int64 for ops that take integers; bool and integer operands of other types run only beside a
+    // float32 one (the typed kernels), which a one-dtype question cannot ask.
+    case Family::elementwise: return detail::is_elementwise_dtype(op, t.dtype);
+    case Family::reduction:
       return op == HAL_OP_ALL || op == HAL_OP_ANY ? detail::element_type_of(t, &type) : d == DType::F32;
-    case hal_gpu::Family::loss: return d == DType::F32 || d == DType::I64;  // int64 targets
-    case hal_gpu::Family::embedding: return d == DType::F32 || d == DType::I64 || d == DType::I32;  // and indices
-    case hal_gpu::Family::indexing: return d != DType::Unsupported;  // raw bytes, int64/int32 indices
-    case hal_gpu::Family::triangular: return d != DType::Unsupported;  // raw bytes
-    default: return d == DType::F32;  // elementwise ops: bool and integer operands only beside a float32 one
+    case Family::loss:     // NLL: int64 targets
+    case Family::pooling:  // int64 indices
+      return d == DType::F32 || d == DType::I64;
+    case Family::random:  // DROPOUT's bool mask
+      return d == DType::F32 || (d == DType::Bool && (op == HAL_OP_DROPOUT || op == HAL_OP_DROPOUT_BACKWARD));
+    case Family::embedding: return d == DType::F32 || d == DType::I64 || d == DType::I32;  // and indices
+    case Family::indexing: return d != DType::Unsupported;    // raw bytes, int64/int32 indices
+    case Family::triangular: return d != DType::Unsupported;  // raw bytes
+    default: return d == DType::F32;
   }
 }
 
@@ -100,9 +110,16 @@ hal_status_t plan(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, c
     case Family::loss:
       return detail::plan_nll_loss(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     case Family::random:
-      return detail::plan_random(op, outputs, num_outputs, scalars, num_scalars, num_inputs, launches);
+      return detail::plan_random(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     case Family::convolution:
       return detail::plan_convolution(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
+    case Family::fused_optimizer:
+      return detail::plan_fused_optimizer(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars,
+                                          launches);
+    case Family::pooling:
+      return detail::plan_pooling(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
+    case Family::batch_norm:
+      return detail::plan_batch_norm(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     case Family::layer_norm:
       return detail::plan_layer_norm(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     case Family::indexing:

@@ -1,5 +1,6 @@
 // Plans of the elementwise module (kernels/elementwise.cl): the library's elementwise ops computed in float32 (on
-// float32 operands, or bool and integer ones beside a float32 operand), and FILL.
+// float32 operands, or bool and integer ones beside a float32 operand), those that take integers on int64 too, and
+// FILL and ARANGE.
 #include <cstring>
 
 #include "kernels/elementwise_params.h"
@@ -15,13 +16,39 @@ static_assert(sizeof(StridedLayout) == 344 && sizeof(StridedLayout) <= sizeof(Ke
 constexpr const char* kDenseKernels[3] = {"unary_f32", "binary_f32", "ternary_f32"};
 constexpr const char* kStridedKernels[3] = {"unary_strided_f32", "binary_strided_f32", "ternary_strided_f32"};
 constexpr const char* kTypedKernels[3] = {"unary_typed_f32", "binary_typed_f32", "ternary_typed_f32"};
+constexpr const char* kIntegerKernels[3] = {"unary_strided_i64", "binary_strided_i64", "ternary_strided_i64"};
+
+// The compute type of a launch: float32 (some operand floating; bool and integer operands beside it are loaded
+// into float32 by the typed kernels), or int64 where every tensor operand is int64 (ops that take integers: ADD of
+// num_batches_tracked).
+enum class Compute { F32, I64 };
+
+Compute compute_type(const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t& out) {
+  if (hal_gpu::dtype_of(out.dtype) != hal_gpu::DType::I64) return Compute::F32;
+  for (int32_t i = 0; i < num_inputs; ++i) {
+    if (!hal_gpu::is_scalar_operand(inputs[i]) && hal_gpu::dtype_of(inputs[i].dtype) != hal_gpu::DType::I64) {
+      return Compute::F32;
+    }
+  }
+  return Compute::I64;
+}
 
 }  // namespace
+
+bool is_elementwise_dtype(hal_op_t op, hal_dtype_t t) {
+  const hal_gpu::ew::Domain domain = hal_gpu::ew::op_info(op).domain;
+  switch (hal_gpu::dtype_of(t)) {
+    case hal_gpu::DType::F32: return domain != hal_gpu::ew::Domain::IntOnly;
+    case hal_gpu::DType::I64: return domain != hal_gpu::ew::Domain::FloatOnly;
+    default: return false;
+  }
+}
 
 // Dense float32 operands of the output's shape take the plain kernels (an element per work-item, no index
 // arithmetic); broadcast or strided operands and scalar operands take the strided ones; operands of other element
 // types (bool, integers) where the compute type is float32 (adapter_ops.h: some operand, the bool output aside, is
-// floating) take the typed ones. Arguments: (inputs..., out, [layout,] n, op, s0, mode[, types]).
+// floating) take the typed ones; int64 operands alone take the int64 ones. Arguments:
+// (inputs..., out, [layout, [integer scalars,]] n, op, s0, mode[, types]).
 hal_status_t plan_elementwise(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
                               int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
                               std::vector<Launch>* launches) {
@@ -30,7 +57,12 @@ hal_status_t plan_elementwise(hal_op_t op, const hal_tensor_t* inputs, int32_t n
   const hal_tensor_t& out = outputs[0];
   int32_t out_type = kF32;
   if (out.data == nullptr || out.ndim < 0 || !element_type_of(out, &out_type)) return HAL_STATUS_NOT_SUPPORTED;
-  bool typed = out_type != kF32, dense = !typed && hal_gpu::is_contiguous(out);
+  const Compute compute = compute_type(inputs, num_inputs, out);
+  if (info.domain == (compute == Compute::F32 ? hal_gpu::ew::Domain::IntOnly : hal_gpu::ew::Domain::FloatOnly)) {
+    return HAL_STATUS_NOT_SUPPORTED;
+  }
+  bool typed = compute == Compute::F32 && out_type != kF32;
+  bool dense = compute == Compute::F32 && !typed && hal_gpu::is_contiguous(out);
   bool floating = out_type == kF32;  // the compute type is float32 where some operand is floating
   uint32_t types = 0;
   int scalar_operands = 0;
@@ -49,24 +81,29 @@ hal_status_t plan_elementwise(hal_op_t op, const hal_tensor_t* inputs, int32_t n
       return HAL_STATUS_NOT_SUPPORTED;  // float16, bfloat16, float64: another compute type, the fallback
     }
     floating = floating || type == kF32;
-    typed = typed || type != kF32;
+    typed = typed || (compute == Compute::F32 && type != kF32);
     dense = dense && type == kF32 && hal_gpu::is_contiguous(inputs[i]);
     types |= static_cast<uint32_t>(type) << (8 * i);
   }
   types |= static_cast<uint32_t>(out_type) << (8 * num_inputs);
-  if (!floating) return HAL_STATUS_NOT_SUPPORTED;  // integer compute: the fallback
+  // Integer compute other than int64 alone (int32 + int32, bool & bool): the fallback.
+  if (compute == Compute::F32 && !floating) return HAL_STATUS_NOT_SUPPORTED;
   if (scalars == nullptr && scalar_operands + info.own_scalars > 0) return HAL_STATUS_NOT_SUPPORTED;
   if (num_scalars < scalar_operands + info.own_scalars) return HAL_STATUS_NOT_SUPPORTED;
   const int64_t n = hal_gpu::numel(out);
   if (n == 0) return HAL_STATUS_SUCCESS;
 
-  const char* const* kernels = dense ? kDenseKernels : typed ? kTypedKernels : kStridedKernels;
+  const char* const* kernels = compute == Compute::I64 ? kIntegerKernels
+                               : dense                  ? kDenseKernels
+                               : typed                  ? kTypedKernels
+                                                        : kStridedKernels;
   Launch l = launch_of(Module::Elementwise, kernels[info.arity - 1]);
   const void* out0 = hal_gpu::element0(out);
   for (int32_t i = 0; i < num_inputs; ++i) add_pointer(&l, inputs[i], out0);  // a scalar operand's: never used
   add_pointer(&l, out, out0);
   if (!dense) {
     StridedLayout layout{};
+    IntegerScalars integers{};
     const int64_t* strides[4] = {};
     for (int32_t i = 0; i < num_inputs; ++i) strides[i] = inputs[i].data != nullptr ? inputs[i].strides : nullptr;
     strides[num_inputs] = out.strides;
@@ -77,16 +114,24 @@ hal_status_t plan_elementwise(hal_op_t op, const hal_tensor_t* inputs, int32_t n
     for (int32_t i = 0, next = 0; i < num_inputs; ++i) {
       if (!hal_gpu::is_scalar_operand(inputs[i])) continue;
       layout.scalar_mask |= 1 << i;
-      layout.scalar[i] = static_cast<float>(scalar_as_double(scalars[next++]));
+      layout.scalar[i] = static_cast<float>(scalar_as_double(scalars[next]));
+      integers.value[i] = scalar_as_int(scalars[next++]);
     }
     l.args.push_back(KernelArg::of_value(layout));
+    if (compute == Compute::I64) l.args.push_back(KernelArg::of_value(integers));
   }
-  const hal_gpu::ew::Params<float> params =
-      hal_gpu::params_of<float>(op, scalars != nullptr ? scalars + scalar_operands : nullptr);
+  const hal_scalar_t* own = scalars != nullptr ? scalars + scalar_operands : nullptr;
   l.args.push_back(KernelArg::of_value(static_cast<uint64_t>(n)));
   l.args.push_back(KernelArg::of_value(static_cast<int32_t>(op)));
-  l.args.push_back(KernelArg::of_value(params.s0));
-  l.args.push_back(KernelArg::of_value(static_cast<int32_t>(params.mode)));
+  if (compute == Compute::F32) {
+    const hal_gpu::ew::Params<float> params = hal_gpu::params_of<float>(op, own);
+    l.args.push_back(KernelArg::of_value(params.s0));
+    l.args.push_back(KernelArg::of_value(static_cast<int32_t>(params.mode)));
+  } else {
+    const hal_gpu::ew::Params<int64_t> params = hal_gpu::params_of<int64_t>(op, own);
+    l.args.push_back(KernelArg::of_value(params.s0));
+    l.args.push_back(KernelArg::of_value(static_cast<int32_t>(params.mode)));
+  }
   if (typed) l.args.push_back(KernelArg::of_value(types));
   l.global[0] = static_cast<size_t>(n);
   launches->push_back(l);

@@ -29,14 +29,6 @@ bool element_type_of(const hal_tensor_t& t, int32_t* type) {
   }
 }
 
-double scalar_as_double(const hal_scalar_t& s) {
-  return s.kind == 0 ? s.value.f : s.kind == 1 ? static_cast<double>(s.value.i) : (s.value.b ? 1.0 : 0.0);
-}
-
-int64_t scalar_as_int(const hal_scalar_t& s) {
-  return s.kind == 1 ? s.value.i : s.kind == 0 ? static_cast<int64_t>(s.value.f) : (s.value.b ? 1 : 0);
-}
-
 bool merge_dims(const int64_t* shape, int32_t ndim, const int64_t* const* strides, int count, int64_t* size,
                 int64_t (*stride)[kMaxDims], int32_t* merged_ndim) {
   // Innermost first: a dim joins the one inside it where, for every operand, stepping once along it is

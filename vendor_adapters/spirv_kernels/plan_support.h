@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/kernel_layouts.h"
+#include "kernels/tensor_operands.h"
 #include "launch_plan.h"
 
 namespace hal_spirv::detail {
@@ -18,8 +19,9 @@ bool same_shape(const hal_tensor_t& a, const hal_tensor_t& b);
 // for float16, bfloat16 and float64.
 bool element_type_of(const hal_tensor_t& t, int32_t* type);
 
-double scalar_as_double(const hal_scalar_t& s);
-int64_t scalar_as_int(const hal_scalar_t& s);
+// A scalar as the kernel library reads it (tensor_operands.h).
+using hal_gpu::scalar_as_double;
+using hal_gpu::scalar_as_int;
 
 // Dimensions of `shape` walked row-major with each operand's strides (strides[k] == nullptr: all 0), size-1
 // dims dropped and neighbours merged where every operand steps through them as through one dim. Writes the
@@ -43,48 +45,26 @@ void add_pointer(Launch* l, const hal_tensor_t& t, const void* stand_in);
 // where out's dims do not merge into kMaxDims.
 bool output_walk(Module module, const char* kernel, const hal_tensor_t& out, int64_t n, Launch* l);
 
-// The family planners: NOT_SUPPORTED for what their kernels do not take.
-hal_status_t plan_elementwise(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
-                              int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
-                              std::vector<Launch>* launches);
+// Whether the elementwise kernels take `op` on tensors of dtype `t`: float32, or int64 for ops that take integers.
+bool is_elementwise_dtype(hal_op_t op, hal_dtype_t t);
+
+// The family planners: NOT_SUPPORTED for what their kernels do not take. Most take an op as plan() does.
+using Planner = hal_status_t(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
+                             int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
+                             std::vector<Launch>* launches);
+// plan_random: UNIFORM and NORMAL into float32 outputs, DROPOUT and its backward on dense float32;
+// plan_fused_optimizer: FUSED_ADAM and FUSED_SGD on float32, a launch per parameter.
+Planner plan_elementwise, plan_gemm, plan_reduce, plan_softmax, plan_nll_loss, plan_convolution, plan_pooling,
+    plan_batch_norm, plan_random, plan_fused_optimizer, plan_layer_norm, plan_triangular;
 hal_status_t plan_fill(const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
                        int32_t num_scalars, std::vector<Launch>* launches);
 hal_status_t plan_arange(const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
                          int32_t num_scalars, std::vector<Launch>* launches);
-hal_status_t plan_gemm(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
-                       int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
-                       std::vector<Launch>* launches);
-hal_status_t plan_reduce(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
-                         int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
-                         std::vector<Launch>* launches);
-hal_status_t plan_softmax(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
-                          int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
-                          std::vector<Launch>* launches);
-hal_status_t plan_nll_loss(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
-                           int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
-                           std::vector<Launch>* launches);
-
-hal_status_t plan_convolution(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
-                              int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
-                              std::vector<Launch>* launches);
-
-hal_status_t plan_layer_norm(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
-                             int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
-                             std::vector<Launch>* launches);
-
 hal_status_t plan_index_select(const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
                                int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
                                std::vector<Launch>* launches);
 hal_status_t plan_embedding_backward(const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
                                      int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
                                      std::vector<Launch>* launches);
-
-hal_status_t plan_triangular(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
-                             int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
-                             std::vector<Launch>* launches);
-
-// UNIFORM and NORMAL into float32 outputs.
-hal_status_t plan_random(hal_op_t op, const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
-                         int32_t num_scalars, int32_t num_inputs, std::vector<Launch>* launches);
 
 }  // namespace hal_spirv::detail

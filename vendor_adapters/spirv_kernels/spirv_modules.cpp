@@ -14,6 +14,9 @@ HAL_SPIRV_EMBEDDED(softmax)
 HAL_SPIRV_EMBEDDED(loss)
 HAL_SPIRV_EMBEDDED(random)
 HAL_SPIRV_EMBEDDED(convolution)
+HAL_SPIRV_EMBEDDED(fused_optimizer)
+HAL_SPIRV_EMBEDDED(pooling)
+HAL_SPIRV_EMBEDDED(batch_norm)
 HAL_SPIRV_EMBEDDED(layer_norm)
 HAL_SPIRV_EMBEDDED(indexing)
 HAL_SPIRV_EMBEDDED(embedding)
@@ -31,6 +34,9 @@ SpirvModule module_bytes(Module module) {
     case Module::Loss: return {loss_spv, loss_spv_size};
     case Module::Random: return {random_spv, random_spv_size};
     case Module::Convolution: return {convolution_spv, convolution_spv_size};
+    case Module::FusedOptimizer: return {fused_optimizer_spv, fused_optimizer_spv_size};
+    case Module::Pooling: return {pooling_spv, pooling_spv_size};
+    case Module::BatchNorm: return {batch_norm_spv, batch_norm_spv_size};
     case Module::LayerNorm: return {layer_norm_spv, layer_norm_spv_size};
     case Module::Indexing: return {indexing_spv, indexing_spv_size};
     case Module::Embedding: return {embedding_spv, embedding_spv_size};
@@ -51,6 +57,9 @@ const char* module_name(Module module) {
     case Module::Loss: return "loss";
     case Module::Random: return "random";
     case Module::Convolution: return "convolution";
+    case Module::FusedOptimizer: return "fused_optimizer";
+    case Module::Pooling: return "pooling";
+    case Module::BatchNorm: return "batch_norm";
     case Module::LayerNorm: return "layer_norm";
     case Module::Indexing: return "indexing";
     case Module::Embedding: return "embedding";

@@ -1,10 +1,11 @@
 // Random ops over the adapter's counter-based kernels: uniform_, normal_, random_ (integer dtypes),
-// bernoulli_ / bernoulli, randperm, and native_dropout (a bernoulli mask, then two multiplications) with
-// its backward, so that models with dropout stay on the device.
+// bernoulli_ / bernoulli, randperm, and native_dropout (mask and output in one pass) with its backward, so
+// that models with dropout stay on the device.
 //
 // Each launch takes (seed, offset) from the hal generator (runtime/generator.h), which advances its offset by
-// the element count, so results depend only on the seed and the sequence of draws: manual_seed makes them
-// reproducible, and get_rng_state/set_rng_state round-trip them.
+// the counters it draws (the element count; a quarter of it for dropout), so results depend only on the seed
+// and the sequence of draws: manual_seed makes them reproducible, and get_rng_state/set_rng_state round-trip
+// them.
 #include <ATen/native/Resize.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
@@ -145,7 +146,16 @@ bool randperm_out(c10::SymInt n, std::optional<at::Generator> generator, at::Ten
   return launch_random(HAL_OP_RANDPERM, out, args, generator, static_cast<uint64_t>(count));
 }
 
-// As ATen's CUDA kernel: (input * mask / (1 - p), mask) with mask ~ Bernoulli(1 - p) as bool.
+// A dense tensor as the flat array of its elements in memory (DROPOUT's operands, adapter_ops.def): the mask
+// and output are allocated with the input's strides, so element k of each is the same element.
+void flat_operand(KernelArgs& args, const at::Tensor& t, bool output) {
+  const int64_t n = t.numel(), unit = 1;
+  if (output) args.output_as(t, at::IntArrayRef(&n, 1), at::IntArrayRef(&unit, 1));
+  else args.input_as(t, at::IntArrayRef(&n, 1), at::IntArrayRef(&unit, 1));
+}
+
+// As ATen's CUDA kernel: (input * mask / (1 - p), mask) with mask ~ Bernoulli(1 - p) as bool, drawn and applied in
+// one pass (HAL_OP_DROPOUT) for dense inputs; others take a bernoulli mask and two multiplications.
 std::optional<std::tuple<at::Tensor, at::Tensor>> native_dropout(const at::Tensor& input, double p,
                                                                  std::optional<bool> train) {
   const at::TensorOptions mask_options = input.options().dtype(at::kBool);
@@ -154,6 +164,19 @@ std::optional<std::tuple<at::Tensor, at::Tensor>> native_dropout(const at::Tenso
   if (p == 1) return std::make_tuple(at::zeros_like(input), at::zeros_like(input, mask_options));
   if (!at::isFloatingType(input.scalar_type())) return std::nullopt;
   at::Tensor mask = at::empty_like(input, mask_options);
+  if (input.is_non_overlapping_and_dense()) {
+    at::Tensor output = at::empty_like(input);  // the input's strides, as the mask's
+    if (input.numel() == 0) return std::make_tuple(std::move(output), std::move(mask));
+    KernelArgs args;
+    flat_operand(args, input, false);
+    flat_operand(args, output, true);
+    flat_operand(args, mask, true);
+    args.scalar(1 - p);
+    const uint64_t counters = (static_cast<uint64_t>(input.numel()) + 3) / 4;  // four elements per counter
+    if (launch_random(HAL_OP_DROPOUT, output, args, std::nullopt, counters)) {
+      return std::make_tuple(std::move(output), std::move(mask));
+    }
+  }
   if (!bernoulli_scalar_(mask, 1 - p, std::nullopt)) return std::nullopt;
   at::Tensor output = at::mul(input, mask);
   output.mul_(1.0 / (1.0 - p));
@@ -162,6 +185,18 @@ std::optional<std::tuple<at::Tensor, at::Tensor>> native_dropout(const at::Tenso
 
 std::optional<at::Tensor> native_dropout_backward(const at::Tensor& grad_output, const at::Tensor& mask, double scale) {
   TORCH_CHECK(mask.scalar_type() == at::kBool, "Mask should be Bool Scalar Type", mask.scalar_type());
+  if (grad_output.is_non_overlapping_and_dense() && at::isFloatingType(grad_output.scalar_type()) &&
+      mask.sizes() == grad_output.sizes() && mask.strides() == grad_output.strides() &&
+      mask.device() == grad_output.device()) {
+    at::Tensor grad_input = at::empty_like(grad_output);
+    if (grad_output.numel() == 0) return grad_input;
+    KernelArgs args;
+    flat_operand(args, grad_output, false);
+    flat_operand(args, mask, false);
+    flat_operand(args, grad_input, true);
+    args.scalar(scale);
+    if (args.representable() && launch(grad_output.device().index(), HAL_OP_DROPOUT_BACKWARD, args)) return grad_input;
+  }
   at::Tensor grad_input = at::mul(grad_output, mask);
   grad_input.mul_(scale);
   return grad_input;
@@ -177,8 +212,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_NATIVE(m, bernoulli__Tensor, "bernoulli_.Tensor", launches(HAL_OP_BERNOULLI), bernoulli_tensor_);
   HAL_NATIVE(m, bernoulli, "bernoulli", launches(HAL_OP_BERNOULLI), bernoulli);
   HAL_NATIVE(m, randperm_generator_out, "randperm.generator_out", launches(HAL_OP_RANDPERM), randperm_out);
-  HAL_NATIVE(m, native_dropout, "native_dropout", launches(HAL_OP_BERNOULLI), native_dropout);
-  HAL_NATIVE(m, native_dropout_backward, "native_dropout_backward", launches(), native_dropout_backward);
+  HAL_NATIVE(m, native_dropout, "native_dropout", launches(HAL_OP_DROPOUT, HAL_OP_BERNOULLI), native_dropout);
+  HAL_NATIVE(m, native_dropout_backward, "native_dropout_backward", launches(HAL_OP_DROPOUT_BACKWARD),
+             native_dropout_backward);
 }
 
 }  // namespace

@@ -12,17 +12,23 @@
 // formula: one pass over x, with the accuracy of a two-pass variance. Then one elementwise pass writes y.
 // Evaluation mode and the backward's dx need no statistics of x beyond those, so stage 1 is skipped where
 // it has nothing to compute.
+// The math is the family's shared source (batch_norm.cuh: a thread's share of a channel, the per-channel step,
+// the per-element formulas), which the SPIR-V kernels compose too; the problem is read by read_batch_norm()
+// (batch_norm_geometry.cpp), as the SPIR-V planner reads it.
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
 #include "kernels/adapter_services.h"
+#include "kernels/batch_norm_geometry.h"
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
 #include "kernels/launch_config.cuh"
 #include "kernels/norm_rows.cuh"
 #include "kernels/op_call.h"
 #include "kernels/param_vector.cuh"
+// After family_support.cuh, whose to_acc/from_acc the shared kernel math uses.
+#include "kernels/batch_norm.cuh"
 
 namespace hal_gpu {
 namespace {
@@ -31,27 +37,7 @@ constexpr int kFlatThreads = 256;  // channels-first stage 1, and the elementwis
 // Channels-last stage 1: blocks of kColumnTile channels x kRowLanes row lanes (norm_rows.cuh).
 
 
-// ---- Welford triples ------------------------------------------------------------------------------
-template <class Acc>
-struct Welford {
-  Acc mean, m2, count;
-};
-template <class Acc>
-__device__ __forceinline__ void welford_push(Welford<Acc>& w, Acc v) {
-  w.count += Acc(1);
-  const Acc d = v - w.mean;
-  w.mean += d / w.count;
-  w.m2 += d * (v - w.mean);
-}
-template <class Acc>
-__device__ __forceinline__ Welford<Acc> welford_merge(const Welford<Acc>& a, const Welford<Acc>& b) {
-  if (b.count == Acc(0)) return a;
-  if (a.count == Acc(0)) return b;
-  const Acc n = a.count + b.count;
-  const Acc d = b.mean - a.mean;
-  const Acc fb = b.count / n;
-  return Welford<Acc>{a.mean + d * fb, a.m2 + b.m2 + d * d * a.count * fb, n};
-}
+// ---- Block-level combination (warp shuffles; the SPIR-V kernels use work-group collectives) --------
 // Over a block of blockDim.x threads (1-D); thread 0 gets the result. Fixed order: deterministic.
 template <class Acc>
 __device__ Welford<Acc> block_welford(Welford<Acc> w, Welford<Acc>* shared) {
@@ -70,12 +56,6 @@ __device__ Welford<Acc> block_welford(Welford<Acc> w, Welford<Acc>* shared) {
   return w;
 }
 
-// Sums of the backward (sum of dy, sum of dy * (x - mean)).
-template <class Acc>
-struct Sums2 {
-  Acc dy, dy_xmu;
-};
-
 // ---- Stage 1 of the forward: Welford partials per (chunk, channel) ----------------------------------
 template <class T, class Acc>
 __global__ void bn_stats_channels_first(const T* x, Welford<Acc>* partial, int64_t C, int64_t S, int64_t R,
@@ -85,10 +65,7 @@ __global__ void bn_stats_channels_first(const T* x, Welford<Acc>* partial, int64
   const int64_t begin = static_cast<int64_t>(blockIdx.y) * per_chunk;
   const int64_t end = begin + per_chunk < R ? begin + per_chunk : R;
   Welford<Acc> w{Acc(0), Acc(0), Acc(0)};
-  for (int64_t j = begin + threadIdx.x; j < end; j += blockDim.x) {
-    const int64_t n = j / S, s = j - n * S;
-    welford_push(w, to_acc<Acc>(x[(n * C + c) * S + s]));
-  }
+  welford_channels_first<T, Acc>(w, x, c, C, S, begin + threadIdx.x, end, blockDim.x);
   w = block_welford(w, shared);
   if (threadIdx.x == 0) partial[static_cast<int64_t>(blockIdx.y) * C + c] = w;
 }
@@ -100,9 +77,7 @@ __global__ void bn_stats_channels_last(const T* x, Welford<Acc>* partial, int64_
   const int64_t begin = static_cast<int64_t>(blockIdx.y) * per_chunk;
   const int64_t end = begin + per_chunk < R ? begin + per_chunk : R;
   Welford<Acc> w{Acc(0), Acc(0), Acc(0)};
-  if (c < C) {
-    for (int64_t r = begin + threadIdx.y; r < end; r += kRowLanes) welford_push(w, to_acc<Acc>(x[r * C + c]));
-  }
+  if (c < C) welford_channels_last<T, Acc>(w, x, c, C, begin + threadIdx.y, end, kRowLanes);
   tile[threadIdx.y][threadIdx.x] = w;
   __syncthreads();
   if (threadIdx.y == 0 && c < C) {
@@ -121,13 +96,7 @@ __global__ void bn_grad_sums_channels_first(const T* dy, const T* x, const Acc* 
   const int64_t end = begin + per_chunk < R ? begin + per_chunk : R;
   const Acc mu = mean[c];
   Acc s_dy = 0, s_dyx = 0;
-  for (int64_t j = begin + threadIdx.x; j < end; j += blockDim.x) {
-    const int64_t n = j / S, s = j - n * S;
-    const int64_t offset = (n * C + c) * S + s;
-    const Acc g = to_acc<Acc>(dy[offset]);
-    s_dy += g;
-    s_dyx += g * (to_acc<Acc>(x[offset]) - mu);
-  }
+  grad_sums_channels_first<T, Acc>(s_dy, s_dyx, dy, x, mu, c, C, S, begin + threadIdx.x, end, blockDim.x);
   s_dy = block_reduce<Acc, false>(s_dy, shared);
   s_dyx = block_reduce<Acc, false>(s_dyx, shared);
   if (threadIdx.x == 0) partial[static_cast<int64_t>(blockIdx.y) * C + c] = Sums2<Acc>{s_dy, s_dyx};
@@ -142,20 +111,23 @@ __global__ void bn_grad_sums_channels_last(const T* dy, const T* x, const Acc* m
   const int64_t begin = static_cast<int64_t>(blockIdx.y) * per_chunk;
   const int64_t end = begin + per_chunk < R ? begin + per_chunk : R;
   Acc s_dy = 0, s_dyx = 0;
-  if (c < C) {
-    const Acc mu = mean[c];
-    for (int64_t r = begin + threadIdx.y; r < end; r += kRowLanes) {
-      const Acc g = to_acc<Acc>(dy[r * C + c]);
-      s_dy += g;
-      s_dyx += g * (to_acc<Acc>(x[r * C + c]) - mu);
-    }
-  }
+  if (c < C) grad_sums_channels_last<T, Acc>(s_dy, s_dyx, dy, x, mean[c], c, C, begin + threadIdx.y, end, kRowLanes);
   if (sum_row_lanes(tile_dy, tile_dyx, s_dy, s_dyx, c < C)) {
     partial[static_cast<int64_t>(blockIdx.y) * C + c] = Sums2<Acc>{s_dy, s_dyx};
   }
 }
 
 // ---- Stage 2: a thread per channel ------------------------------------------------------------------
+// A channel's parameter (param_vector.cuh's Vec at channel c) as batch_norm.cuh's per-channel step reads and writes it.
+template <class Acc>
+struct VecAt {
+  const Vec& v;
+  int64_t c;
+  __device__ __forceinline__ bool present() const { return v.base != nullptr; }
+  __device__ __forceinline__ Acc load(Acc absent_value) const { return vec_at<Acc>(v, c, absent_value); }
+  __device__ __forceinline__ void store(Acc value) const { vec_store<Acc>(v, c, value); }
+};
+
 // Forward. Training (partial != nullptr): batch statistics, running statistics updated. Evaluation: the
 // running statistics. Writes save_mean/save_invstd and coef[c] = (mean, invstd * weight, bias).
 template <class Acc>
@@ -164,24 +136,14 @@ __global__ void bn_forward_channels(const Welford<Acc>* partial, int64_t chunks,
                                     Acc* save_invstd, Acc* coef) {
   for (int64_t c = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; c < C;
        c += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    Acc mean, var;
+    Welford<Acc> w{Acc(0), Acc(0), Acc(0)};
     if (partial) {
-      Welford<Acc> w = partial[c];
+      w = partial[c];
       for (int64_t k = 1; k < chunks; ++k) w = welford_merge(w, partial[k * C + c]);
-      mean = w.mean;
-      var = w.m2 / count;
-      if (running_mean.base) {
-        vec_store<Acc>(running_mean, c, (Acc(1) - momentum) * vec_at<Acc>(running_mean, c, Acc(0)) + momentum * mean);
-      }
-      if (running_var.base) {
-        const Acc unbiased = w.m2 / (count - Acc(1));
-        vec_store<Acc>(running_var, c, (Acc(1) - momentum) * vec_at<Acc>(running_var, c, Acc(0)) + momentum * unbiased);
-      }
-    } else {
-      mean = vec_at<Acc>(running_mean, c, Acc(0));
-      var = vec_at<Acc>(running_var, c, Acc(1));
     }
-    const Acc invstd = Acc(1) / sqrt(var + eps);
+    Acc mean, invstd;
+    bn_statistics(partial != nullptr, w, count, momentum, eps, VecAt<Acc>{running_mean, c},
+                  VecAt<Acc>{running_var, c}, mean, invstd);
     save_mean[c] = mean;
     save_invstd[c] = invstd;
     coef[3 * c] = mean;
@@ -207,12 +169,7 @@ __global__ void bn_backward_channels(const Sums2<Acc>* partial, int64_t chunks, 
     const Acc is = invstd[c];
     vec_store<Acc>(dweight, c, s_dyx * is);
     vec_store<Acc>(dbias, c, s_dy);
-    if (coef) {
-      coef[4 * c] = mean[c];
-      coef[4 * c + 1] = training ? s_dyx * is * is / count : Acc(0);
-      coef[4 * c + 2] = training ? s_dy / count : Acc(0);
-      coef[4 * c + 3] = is * vec_at<Acc>(weight, c, Acc(1));
-    }
+    if (coef) bn_grad_coefficients(s_dy, s_dyx, mean[c], is, VecAt<Acc>{weight, c}, count, training, coef + 4 * c);
   }
 }
 
@@ -227,7 +184,7 @@ __global__ void bn_apply(const T* x, T* y, const Acc* coef, Index total, Index C
   for (Index i = blockIdx.x * static_cast<Index>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<Index>(gridDim.x) * blockDim.x) {
     const Index c = channel_of(i, C, S, channels_last);
-    y[i] = from_acc<T>((to_acc<Acc>(x[i]) - coef[3 * c]) * coef[3 * c + 1] + coef[3 * c + 2]);
+    y[i] = from_acc<T>(bn_output(to_acc<Acc>(x[i]), coef[3 * c], coef[3 * c + 1], coef[3 * c + 2]));
   }
 }
 
@@ -237,12 +194,12 @@ __global__ void bn_backward_dx(const T* dy, const T* x, T* dx, const Acc* coef, 
   for (Index i = blockIdx.x * static_cast<Index>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<Index>(gridDim.x) * blockDim.x) {
     const Index c = channel_of(i, C, S, channels_last);
-    const Acc* k = coef + 4 * c;
-    dx[i] = from_acc<T>((to_acc<Acc>(dy[i]) - k[2] - (to_acc<Acc>(x[i]) - k[0]) * k[1]) * k[3]);
+    dx[i] = from_acc<T>(bn_input_grad(to_acc<Acc>(dy[i]), to_acc<Acc>(x[i]), coef + 4 * c));
   }
 }
 
 // ---- Host side ----------------------------------------------------------------------------------------
+// The problem (read_batch_norm, batch_norm_geometry.h) and stage 1's chunks of R and launch shape.
 struct Geometry {
   int64_t N = 0, C = 0, S = 0, R = 0;
   bool channels_last = false;
@@ -250,35 +207,14 @@ struct Geometry {
   dim3 grid, block;
 };
 
-// Dims of size 1 aside, `t` has exactly `strides` (element strides of a [N, C, S] tensor).
-bool has_strides(const hal_tensor_t& t, const int64_t (&strides)[3]) {
-  for (int d = 0; d < 3; ++d) {
-    if (t.shape[d] != 1 && t.strides[d] != strides[d]) return false;
-  }
-  return true;
-}
-
-// The layout of x [N, C, S]: channels-first or channels-last; false for anything else. With S == 1 or
-// C == 1 both name the same addresses.
-bool layout_of(const hal_tensor_t& x, Geometry& g) {
-  if (x.data == nullptr || x.ndim != 3) return false;
-  g.N = x.shape[0];
-  g.C = x.shape[1];
-  g.S = x.shape[2];
-  g.R = g.N * g.S;
-  const int64_t first[3] = {g.C * g.S, g.S, 1}, last[3] = {g.C * g.S, 1, g.C};
-  if (has_strides(x, last)) g.channels_last = true;
-  else if (has_strides(x, first)) g.channels_last = false;
-  else return false;
-  return true;
-}
-
-bool same_layout(const hal_tensor_t& t, const hal_tensor_t& x) {
-  if (t.data == nullptr || t.ndim != 3 || t.dtype.code != x.dtype.code || t.dtype.bits != x.dtype.bits) return false;
-  for (int d = 0; d < 3; ++d) {
-    if (t.shape[d] != x.shape[d] || (x.shape[d] != 1 && t.strides[d] != x.strides[d])) return false;
-  }
-  return true;
+Geometry geometry_of(const BatchNormProblem& p) {
+  Geometry g;
+  g.N = p.N;
+  g.C = p.C;
+  g.S = p.S;
+  g.R = p.R;
+  g.channels_last = p.channels_last;
+  return g;
 }
 
 // Chunks of R for stage 1: enough blocks to fill the GPU a few times over, each with work enough to be
@@ -325,35 +261,17 @@ hal_status_t launch_dx(const OpCall& call, const Geometry& g, const T* dy, const
 bool fits_32bit(const Geometry& g) { return g.R * g.C < (int64_t{1} << 31); }
 
 template <class T>
-hal_status_t forward(const OpCall& call, Geometry& g) {
+hal_status_t forward(const OpCall& call, const BatchNormProblem& p) {
   using Acc = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
-  const DType acc = std::is_same<Acc, double>::value ? DType::F64 : DType::F32;
-  const bool training = scalar_as_int(op_scalar(call, 0)) != 0;
-  const Acc momentum = static_cast<Acc>(scalar_as_double(op_scalar(call, 1)));
-  const Acc eps = static_cast<Acc>(scalar_as_double(op_scalar(call, 2)));
+  Geometry g = geometry_of(p);
+  const bool training = p.training;
+  const Acc momentum = static_cast<Acc>(p.momentum);
+  const Acc eps = static_cast<Acc>(p.eps);
   const hal_tensor_t* in = call.inputs;
   const hal_tensor_t* out = call.outputs;
-  if (!is_acc_vector(out[1], g.C, acc) || !is_acc_vector(out[2], g.C, acc)) {
-    return fail(HAL_STATUS_NOT_SUPPORTED, "batch_norm: save_mean/save_invstd must be [C] of the accumulation type");
-  }
-  Vec running_mean, running_var;
-  if (training) {
-    // Updated in place: outputs 3 and 4 are the inputs 3 and 4 (or absent together with them).
-    for (int k = 3; k < 5; ++k) {
-      if (is_absent(in[k]) != is_absent(out[k]) || (!is_absent(in[k]) && in[k].data != out[k].data)) {
-        return fail(HAL_STATUS_NOT_SUPPORTED, "batch_norm: running statistics must be updated in place");
-      }
-    }
-    running_mean = vec_of(out[3]);
-    running_var = vec_of(out[4]);
-    if (g.R == 0) return fail(HAL_STATUS_NOT_SUPPORTED, "batch_norm: no elements per channel in training");
-  } else {
-    if (is_absent(in[3]) || is_absent(in[4])) {
-      return fail(HAL_STATUS_NOT_SUPPORTED, "batch_norm: evaluation needs running statistics");
-    }
-    running_mean = vec_of(in[3]);
-    running_var = vec_of(in[4]);
-  }
+  // Training updates the running statistics in place: outputs 3 and 4 are the inputs 3 and 4 (or absent).
+  const Vec running_mean = vec_of(training ? out[3] : in[3]);
+  const Vec running_var = vec_of(training ? out[4] : in[4]);
   if (training) plan_chunks(g, call.device);
   const size_t partial_bytes = training ? align16(static_cast<size_t>(g.chunks * g.C) * sizeof(Welford<Acc>)) : 0;
   const size_t coef_bytes = static_cast<size_t>(g.C) * 3 * sizeof(Acc);
@@ -386,22 +304,15 @@ hal_status_t forward(const OpCall& call, Geometry& g) {
 }
 
 template <class T>
-hal_status_t backward(const OpCall& call, Geometry& g) {
+hal_status_t backward(const OpCall& call, const BatchNormProblem& p) {
   using Acc = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
-  const DType acc = std::is_same<Acc, double>::value ? DType::F64 : DType::F32;
-  const bool training = scalar_as_int(op_scalar(call, 0)) != 0;
+  Geometry g = geometry_of(p);
+  const bool training = p.training;
   const hal_tensor_t* in = call.inputs;
   const hal_tensor_t& dx = call.outputs[0];
   const hal_tensor_t& dw = call.outputs[1];
   const hal_tensor_t& db = call.outputs[2];
-  if (!is_acc_vector(in[3], g.C, acc) || !is_acc_vector(in[4], g.C, acc)) {
-    return fail(HAL_STATUS_NOT_SUPPORTED, "batch_norm backward: mean/invstd must be [C] of the accumulation type");
-  }
-  if ((!is_absent(dx) && !same_layout(dx, in[1])) || !is_param_vector(dw, g.C) || !is_param_vector(db, g.C)) {
-    return fail(HAL_STATUS_NOT_SUPPORTED, "batch_norm backward: dx must match x, dweight/dbias must be [C]");
-  }
-  const bool want_dx = !is_absent(dx) && g.R > 0;
-  const bool need_sums = (want_dx && training) || !is_absent(dw) || !is_absent(db);
+  const bool want_dx = p.want_dx, need_sums = p.need_sums;
   if (!want_dx && !need_sums) return HAL_STATUS_SUCCESS;
   if (need_sums) plan_chunks(g, call.device);
   const bool sums_launched = need_sums && g.R > 0;
@@ -441,37 +352,18 @@ hal_status_t backward(const OpCall& call, Geometry& g) {
 }  // namespace
 
 hal_status_t launch_batch_norm(const OpCall& call) {
-  const bool is_backward = call.op == HAL_OP_BATCH_NORM_BACKWARD;
-  if (is_backward ? !has_operands(call, 5, 3, 1) : !has_operands(call, 5, 5, 3)) {
-    return fail(HAL_STATUS_NOT_SUPPORTED, "batch_norm: unexpected operands");
+  BatchNormProblem p;
+  const char* why = nullptr;
+  if (!read_batch_norm(call.op, call.inputs, call.num_inputs, call.outputs, call.num_outputs, call.scalars,
+                       call.num_scalars, &p, &why)) {
+    return fail(HAL_STATUS_NOT_SUPPORTED, why);
   }
-  const hal_tensor_t& x = call.inputs[is_backward ? 1 : 0];
-  Geometry g;
-  if (!layout_of(x, g)) return fail(HAL_STATUS_NOT_SUPPORTED, "batch_norm: x must be a dense [N, C, S]");
-  if (g.C == 0) return HAL_STATUS_SUCCESS;
-  const DType t = dtype_of(x.dtype);
-  if (is_backward) {
-    if (!same_layout(call.inputs[0], x) || !is_param_vector(call.inputs[2], g.C)) {
-      return fail(HAL_STATUS_NOT_SUPPORTED, "batch_norm backward: dy must match x; weight must be [C]");
-    }
-  } else {
-    if (!same_layout(call.outputs[0], x)) return fail(HAL_STATUS_NOT_SUPPORTED, "batch_norm: y must match x");
-    for (int k = 1; k < 5; ++k) {
-      if (!is_param_vector(call.inputs[k], g.C)) {
-        return fail(HAL_STATUS_NOT_SUPPORTED, "batch_norm: weight, bias and running statistics must be [C]");
-      }
-    }
-    for (int k = 3; k < 5; ++k) {
-      if (!is_param_vector(call.outputs[k], g.C)) {
-        return fail(HAL_STATUS_NOT_SUPPORTED, "batch_norm: running statistics must be [C]");
-      }
-    }
-  }
-  switch (t) {
-    case DType::F32: return is_backward ? backward<float>(call, g) : forward<float>(call, g);
-    case DType::F16: return is_backward ? backward<__half>(call, g) : forward<__half>(call, g);
-    case DType::BF16: return is_backward ? backward<__nv_bfloat16>(call, g) : forward<__nv_bfloat16>(call, g);
-    case DType::F64: return is_backward ? backward<double>(call, g) : forward<double>(call, g);
+  if (p.C == 0) return HAL_STATUS_SUCCESS;
+  switch (p.dtype) {
+    case DType::F32: return p.backward ? backward<float>(call, p) : forward<float>(call, p);
+    case DType::F16: return p.backward ? backward<__half>(call, p) : forward<__half>(call, p);
+    case DType::BF16: return p.backward ? backward<__nv_bfloat16>(call, p) : forward<__nv_bfloat16>(call, p);
+    case DType::F64: return p.backward ? backward<double>(call, p) : forward<double>(call, p);
     default: return fail(HAL_STATUS_NOT_SUPPORTED, "batch_norm: unsupported dtype");
   }
 }

@@ -318,6 +318,13 @@ hal_status_t launch_elementwise(const OpCall& call) {
                              "copy (memcpy)");
   }
 
+  // Casts between float32, float16 and bfloat16 of contiguous tensors: vectorized.
+  if (op == HAL_OP_COPY && !is_scalar_operand(call.inputs[0]) && is_contiguous(out) && is_contiguous(call.inputs[0])) {
+    const hal_status_t st = ew::launch_vectorized_cast(it.ops[0].base, it.ops[0].dtype, it.ops[1].base,
+                                                       it.ops[1].dtype, n, call.device, call.stream);
+    if (st != HAL_STATUS_NOT_SUPPORTED) return st;
+  }
+
   // The vectorized path: every tensor operand contiguous and of the output's floating dtype.
   if (compute == Compute::F32 && is_contiguous(out)) {
     bool eligible = true;

@@ -26,4 +26,10 @@ struct VectorizedCall {
 // NOT_SUPPORTED, having launched nothing, when the op, dtype or pointer alignment has no vectorized kernel.
 hal_status_t launch_vectorized(const VectorizedCall& call);
 
+// A dtype conversion of a contiguous tensor into a contiguous output between float32, float16 and bfloat16 (the
+// casts of autocast and of .to(dtype)): 8 elements per thread and step, 16-byte accesses. NOT_SUPPORTED, having
+// launched nothing, for other dtypes or unaligned pointers.
+hal_status_t launch_vectorized_cast(void* out, DType out_dtype, const void* in, DType in_dtype, int64_t numel,
+                                    int32_t device, cudaStream_t stream);
+
 }  // namespace hal_gpu::ew

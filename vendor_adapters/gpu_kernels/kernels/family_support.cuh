@@ -1,6 +1,7 @@
-// Small helpers shared by the kernel families: reading the op's scalars by kind, storage-type conversions and
-// warp/block sums (accumulate.cuh, which the SPIR-V kernels take too), 16-byte packs for templated kernels,
-// stream-ordered scratch memory, and launch geometry. Additive to tensor_access.cuh (which owns dtype loads/stores).
+// Small helpers shared by the kernel families: the op's scalars (converted by tensor_operands.h), storage-type
+// conversions and warp/block sums (accumulate.cuh, which the SPIR-V kernels take too), 16-byte packs for templated
+// kernels, stream-ordered scratch memory, and launch geometry. Additive to tensor_access.cuh (which owns dtype
+// loads/stores).
 #pragma once
 
 #include <cstdint>
@@ -15,12 +16,6 @@ namespace hal_gpu {
 // The op's own scalar k, as adapter.h numbers them (after any scalar operands' values, which come first).
 inline const hal_scalar_t& op_scalar(const OpCall& call, int k, int scalar_operands = 0) {
   return call.scalars[scalar_operands + k];
-}
-inline double scalar_as_double(const hal_scalar_t& s) {
-  return s.kind == 0 ? s.value.f : s.kind == 1 ? static_cast<double>(s.value.i) : (s.value.b ? 1.0 : 0.0);
-}
-inline int64_t scalar_as_int(const hal_scalar_t& s) {
-  return s.kind == 1 ? s.value.i : s.kind == 0 ? static_cast<int64_t>(s.value.f) : (s.value.b ? 1 : 0);
 }
 // Scalars the caller must have passed: NOT_SUPPORTED (no side effect) when it passed fewer.
 inline bool has_scalars(const OpCall& call, int count) { return call.scalars != nullptr && call.num_scalars >= count; }

@@ -1,6 +1,7 @@
 // A per-channel or per-row parameter of the normalization kernels (weight, bias, running statistics, saved
 // mean/rstd): a strided 1-D operand of any floating dtype that may be ABSENT, read and written in the
-// accumulation type. One definition for batch_norm.cu, group_norm.cu and layer_norm.cu.
+// accumulation type. One definition for batch_norm.cu, group_norm.cu and layer_norm.cu; the host's checks of such
+// operands (is_param_vector, is_acc_vector) are tensor_operands.h's.
 #pragma once
 
 #include <cstdint>
@@ -37,19 +38,6 @@ __device__ __forceinline__ Acc vec_at(const Vec& v, int64_t j, Acc absent_value)
 template <class Acc>
 __device__ __forceinline__ void vec_store(const Vec& v, int64_t j, Acc value) {
   if (v.base) store_from<Acc>(v.base + j * v.stride * v.elem_size, v.dtype, value);
-}
-
-// Host-side checks of such operands. A parameter of n values: 1-D of any stride and floating dtype, or
-// absent (read through vec_at/vec_store).
-inline bool is_param_vector(const hal_tensor_t& t, int64_t n) {
-  if (is_absent(t)) return true;
-  return t.data != nullptr && t.ndim == 1 && t.shape[0] == n && is_floating(dtype_of(t.dtype));
-}
-
-// Saved statistics the kernels index as a plain array: present, n dense values of the accumulation type.
-inline bool is_acc_vector(const hal_tensor_t& t, int64_t n, DType acc) {
-  return t.data != nullptr && t.ndim == 1 && t.shape[0] == n && (t.strides[0] == 1 || n == 1) &&
-         dtype_of(t.dtype) == acc;
 }
 
 }  // namespace hal_gpu

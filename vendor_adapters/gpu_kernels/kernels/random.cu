@@ -11,6 +11,9 @@
 // outputs get from + u * (to - from), u in [0, 1) with 24 random bits (53 for float64); a value that
 // rounds up to `to` in the output's precision becomes `from`, as in ATen, so `to` is never returned.
 //
+// DROPOUT draws its mask and scales its input in one pass, four elements per thread from one Philox call
+// (dropout_math.cuh); DROPOUT_BACKWARD scales the gradient by the mask in one pass.
+//
 // RANDPERM gives every position a 64-bit key: random high bits above the position itself in the low
 // ceil(log2 n) bits, so keys are distinct and sorting them (a bitonic sort, shared-memory stages for the
 // small strides) yields an exact permutation; ties between the random parts (rare: ~n^2 / 2^(65 - log2 n))
@@ -19,6 +22,7 @@
 #include <type_traits>
 
 #include "kernels/adapter_services.h"
+#include "kernels/dropout_math.cuh"
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
 #include "kernels/philox.cuh"
@@ -138,6 +142,69 @@ __global__ void bernoulli_kernel(RandomArgs args) {
     }
     store_from<int64_t>(out_at(args, i), args.out.dtype,
                         unit_double(join(r.x, r.y)) < prob ? 1 : 0);
+  }
+}
+
+// ---- dropout and its backward: a thread per four consecutive elements ----------------------------------------
+
+// Four elements of storage type S in one access.
+template <class S>
+struct alignas(4 * sizeof(S)) Quad {
+  S v[4];
+};
+
+template <class S> using Compute = typename std::conditional<std::is_same<S, double>::value, double, float>::type;
+
+__device__ __forceinline__ bool quads_aligned(const void* a, const void* b, const void* mask, size_t quad_bytes) {
+  return reinterpret_cast<uintptr_t>(a) % quad_bytes == 0 && reinterpret_cast<uintptr_t>(b) % quad_bytes == 0 &&
+         reinterpret_cast<uintptr_t>(mask) % 4 == 0;
+}
+
+template <class S>
+__global__ void dropout_kernel(const S* x, S* y, bool* mask, int64_t n, float p_keep, double scale, Counter ctr) {
+  using T = Compute<S>;
+  const T s = static_cast<T>(scale);
+  const bool aligned = quads_aligned(x, y, mask, sizeof(Quad<S>));
+  HAL_FOR_EACH_ELEMENT(q, (n + 3) / 4) {
+    const KeepQuad k = dropout_keep(ctr.seed, ctr.offset, q, p_keep);
+    const int64_t i = q * 4;
+    if (aligned && i + 4 <= n) {
+      const Quad<S> in = *reinterpret_cast<const Quad<S>*>(x + i);
+      Quad<S> out;
+      uint32_t bits = 0;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        out.v[j] = from_acc<S>(dropout_value(to_acc<T>(in.v[j]), k.keep[j], s));
+        bits |= static_cast<uint32_t>(k.keep[j]) << (8 * j);
+      }
+      *reinterpret_cast<Quad<S>*>(y + i) = out;
+      *reinterpret_cast<uint32_t*>(mask + i) = bits;
+    } else {
+      for (int j = 0; j < 4 && i + j < n; ++j) {
+        y[i + j] = from_acc<S>(dropout_value(to_acc<T>(x[i + j]), k.keep[j], s));
+        mask[i + j] = k.keep[j];
+      }
+    }
+  }
+}
+
+template <class S>
+__global__ void dropout_backward_kernel(const S* dy, const bool* mask, S* dx, int64_t n, double scale) {
+  using T = Compute<S>;
+  const T s = static_cast<T>(scale);
+  const bool aligned = quads_aligned(dy, dx, mask, sizeof(Quad<S>));
+  HAL_FOR_EACH_ELEMENT(q, (n + 3) / 4) {
+    const int64_t i = q * 4;
+    if (aligned && i + 4 <= n) {
+      const Quad<S> in = *reinterpret_cast<const Quad<S>*>(dy + i);
+      const uint32_t bits = *reinterpret_cast<const uint32_t*>(mask + i);
+      Quad<S> out;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) out.v[j] = from_acc<S>(dropout_value(to_acc<T>(in.v[j]), (bits >> (8 * j)) & 0xFFu, s));
+      *reinterpret_cast<Quad<S>*>(dx + i) = out;
+    } else {
+      for (int j = 0; j < 4 && i + j < n; ++j) dx[i + j] = from_acc<S>(dropout_value(to_acc<T>(dy[i + j]), mask[i + j], s));
+    }
   }
 }
 
@@ -275,10 +342,53 @@ hal_status_t launch_typed(const OpCall& call, RandomArgs args) {
   return launch_kernel<floating_kernel<T, Normal>>("normal", call.device, grid, kThreads, 0, call.stream, args);
 }
 
+// One flat dense operand of `n` elements (DROPOUT's: adapter_ops.def).
+bool flat(const hal_tensor_t& t, int64_t n) {
+  return t.ndim == 1 && t.shape[0] == n && (n <= 1 || t.strides[0] == 1) && t.data != nullptr;
+}
+
+hal_status_t dropout(const OpCall& call) {
+  const bool forward = call.op == HAL_OP_DROPOUT;
+  if (!has_operands(call, forward ? 1 : 2, forward ? 2 : 1, forward ? 3 : 1)) return HAL_STATUS_NOT_SUPPORTED;
+  const hal_tensor_t& in = call.inputs[0];
+  if (in.ndim != 1) return HAL_STATUS_NOT_SUPPORTED;
+  const int64_t n = in.shape[0];
+  const hal_tensor_t& out = call.outputs[0];
+  const hal_tensor_t& mask = forward ? call.outputs[1] : call.inputs[1];
+  const DType dt = dtype_of(in.dtype);
+  if (!flat(in, n) || !flat(out, n) || !flat(mask, n) || dtype_of(out.dtype) != dt ||
+      dtype_of(mask.dtype) != DType::Bool) {
+    return HAL_STATUS_NOT_SUPPORTED;
+  }
+  if (n == 0) return HAL_STATUS_SUCCESS;
+  const unsigned grid = grid_for((n + 3) / 4, kThreads);
+  auto run = [&](auto zero) -> hal_status_t {
+    using S = decltype(zero);
+    const S* x = reinterpret_cast<const S*>(element0(in));
+    S* y = reinterpret_cast<S*>(element0(out));
+    bool* m = reinterpret_cast<bool*>(element0(mask));
+    if (forward) {
+      const double p_keep = scalar_as_double(op_scalar(call, 0));
+      return launch_kernel<dropout_kernel<S>>("dropout", call.device, grid, kThreads, 0, call.stream, x, y, m, n,
+                                              static_cast<float>(p_keep), 1.0 / p_keep, counter_of(call, 1));
+    }
+    return launch_kernel<dropout_backward_kernel<S>>("dropout_backward", call.device, grid, kThreads, 0, call.stream,
+                                                     x, m, y, n, scalar_as_double(op_scalar(call, 0)));
+  };
+  switch (dt) {
+    case DType::F32: return run(float{});
+    case DType::F16: return run(__half{});
+    case DType::BF16: return run(__nv_bfloat16{});
+    case DType::F64: return run(double{});
+    default: return HAL_STATUS_NOT_SUPPORTED;
+  }
+}
+
 }  // namespace
 
 hal_status_t launch_random(const OpCall& call) {
   if (call.op == HAL_OP_RANDPERM) return randperm(call);
+  if (call.op == HAL_OP_DROPOUT || call.op == HAL_OP_DROPOUT_BACKWARD) return dropout(call);
   if (call.op != HAL_OP_UNIFORM && call.op != HAL_OP_NORMAL && call.op != HAL_OP_BERNOULLI) {
     return fail(HAL_STATUS_NOT_SUPPORTED, "random: unknown op");
   }

@@ -50,9 +50,30 @@ __host__ __device__ inline int dtype_size(DType d) {
 
 inline bool is_floating(DType d) { return d == DType::F16 || d == DType::BF16 || d == DType::F32 || d == DType::F64; }
 
+// A scalar (adapter.h: float, int or bool) as a double or an int64.
+inline double scalar_as_double(const hal_scalar_t& s) {
+  return s.kind == 0 ? s.value.f : s.kind == 1 ? static_cast<double>(s.value.i) : (s.value.b ? 1.0 : 0.0);
+}
+inline int64_t scalar_as_int(const hal_scalar_t& s) {
+  return s.kind == 1 ? s.value.i : s.kind == 0 ? static_cast<int64_t>(s.value.f) : (s.value.b ? 1 : 0);
+}
+
 // The ABI's scalar operands and absent tensors.
 inline bool is_scalar_operand(const hal_tensor_t& t) { return t.data == nullptr && t.ndim == 0; }
 inline bool is_absent(const hal_tensor_t& t) { return t.data == nullptr && t.ndim < 0; }
+
+// The [n] parameters of the normalization ops (weight, bias, running statistics): 1-D of any stride and floating
+// dtype, or absent (param_vector.cuh reads them in kernels).
+inline bool is_param_vector(const hal_tensor_t& t, int64_t n) {
+  if (is_absent(t)) return true;
+  return t.data != nullptr && t.ndim == 1 && t.shape[0] == n && is_floating(dtype_of(t.dtype));
+}
+
+// Saved statistics the kernels index as a plain array: present, n dense values of the accumulation type.
+inline bool is_acc_vector(const hal_tensor_t& t, int64_t n, DType acc) {
+  return t.data != nullptr && t.ndim == 1 && t.shape[0] == n && (t.strides[0] == 1 || n == 1) &&
+         dtype_of(t.dtype) == acc;
+}
 
 inline char* element0(const hal_tensor_t& t) { return static_cast<char*>(t.data) + t.byte_offset; }
 

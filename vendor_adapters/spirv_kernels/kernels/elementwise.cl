@@ -14,9 +14,11 @@
 
 using hal_gpu::ew::Params;
 using hal_gpu::ew::apply_runtime;
+using hal_spirv::IntegerScalars;
 
-Params<float> params(float s0, int mode) {
-  Params<float> p;
+template <class T>
+Params<T> params(T s0, int mode) {
+  Params<T> p;
   p.s0 = s0;
   p.mode = mode;
   return p;
@@ -46,39 +48,75 @@ kernel void ternary_f32(global const float* a, global const float* b, global con
 }
 
 
-// Input k's value: a scalar operand's, or the element at its offset.
-inline float operand(global const float* p, const StridedLayout& l, int k, int64_t offset) {
-  return (l.scalar_mask >> k) & 1 ? l.scalar[k] : p[offset];
+// Input k's value: a scalar operand's (`scalar`, with the layout's scalar_mask), or the element at its offset.
+template <class T>
+inline T operand(global const T* p, const StridedLayout& l, const T* scalar, int k, int64_t offset) {
+  return (l.scalar_mask >> k) & 1 ? scalar[k] : p[offset];
 }
 
-kernel void unary_strided_f32(global const float* a, global float* out, StridedLayout l, ulong n, int op, float s0,
-                              int mode) {
+// The strided walks in the compute type T: float32, or int64 (integer tensors of int64 alone; their scalar
+// operands' values travel in an IntegerScalars, since the layout's are float).
+template <class T>
+inline void unary_strided(global const T* a, global T* out, const StridedLayout& l, const T* scalar, uint64_t n,
+                          int op, const Params<T>& p) {
   const size_t i = get_global_id(0);
   if (i >= n) return;
   int64_t at[2];
   offsets_of<2>(i, n, l, at);
-  const float v[1] = {operand(a, l, 0, at[0])};
-  out[at[1]] = apply_runtime<1, float>(op, v, params(s0, mode));
+  const T v[1] = {operand<T>(a, l, scalar, 0, at[0])};
+  out[at[1]] = apply_runtime<1, T>(op, v, p);
 }
 
-kernel void binary_strided_f32(global const float* a, global const float* b, global float* out, StridedLayout l,
-                               ulong n, int op, float s0, int mode) {
+template <class T>
+inline void binary_strided(global const T* a, global const T* b, global T* out, const StridedLayout& l,
+                           const T* scalar, uint64_t n, int op, const Params<T>& p) {
   const size_t i = get_global_id(0);
   if (i >= n) return;
   int64_t at[3];
   offsets_of<3>(i, n, l, at);
-  const float v[2] = {operand(a, l, 0, at[0]), operand(b, l, 1, at[1])};
-  out[at[2]] = apply_runtime<2, float>(op, v, params(s0, mode));
+  const T v[2] = {operand<T>(a, l, scalar, 0, at[0]), operand<T>(b, l, scalar, 1, at[1])};
+  out[at[2]] = apply_runtime<2, T>(op, v, p);
 }
 
-kernel void ternary_strided_f32(global const float* a, global const float* b, global const float* c,
-                                global float* out, StridedLayout l, ulong n, int op, float s0, int mode) {
+template <class T>
+inline void ternary_strided(global const T* a, global const T* b, global const T* c, global T* out,
+                            const StridedLayout& l, const T* scalar, uint64_t n, int op, const Params<T>& p) {
   const size_t i = get_global_id(0);
   if (i >= n) return;
   int64_t at[4];
   offsets_of<4>(i, n, l, at);
-  const float v[3] = {operand(a, l, 0, at[0]), operand(b, l, 1, at[1]), operand(c, l, 2, at[2])};
-  out[at[3]] = apply_runtime<3, float>(op, v, params(s0, mode));
+  const T v[3] = {operand<T>(a, l, scalar, 0, at[0]), operand<T>(b, l, scalar, 1, at[1]), operand<T>(c, l, scalar, 2, at[2])};
+  out[at[3]] = apply_runtime<3, T>(op, v, p);
+}
+
+kernel void unary_strided_f32(global const float* a, global float* out, StridedLayout l, ulong n, int op, float s0,
+                              int mode) {
+  unary_strided<float>(a, out, l, l.scalar, n, op, params(s0, mode));
+}
+
+kernel void binary_strided_f32(global const float* a, global const float* b, global float* out, StridedLayout l,
+                               ulong n, int op, float s0, int mode) {
+  binary_strided<float>(a, b, out, l, l.scalar, n, op, params(s0, mode));
+}
+
+kernel void ternary_strided_f32(global const float* a, global const float* b, global const float* c,
+                                global float* out, StridedLayout l, ulong n, int op, float s0, int mode) {
+  ternary_strided<float>(a, b, c, out, l, l.scalar, n, op, params(s0, mode));
+}
+
+kernel void unary_strided_i64(global const long* a, global long* out, StridedLayout l, IntegerScalars scalars,
+                              ulong n, int op, long s0, int mode) {
+  unary_strided<int64_t>(a, out, l, scalars.value, n, op, params(s0, mode));
+}
+
+kernel void binary_strided_i64(global const long* a, global const long* b, global long* out, StridedLayout l,
+                               IntegerScalars scalars, ulong n, int op, long s0, int mode) {
+  binary_strided<int64_t>(a, b, out, l, scalars.value, n, op, params(s0, mode));
+}
+
+kernel void ternary_strided_i64(global const long* a, global const long* b, global const long* c, global long* out,
+                                StridedLayout l, IntegerScalars scalars, ulong n, int op, long s0, int mode) {
+  ternary_strided<int64_t>(a, b, c, out, l, scalars.value, n, op, params(s0, mode));
 }
 
 // The strided walk with operands of other element types (bool conditions and results, integer inputs) where the

@@ -30,6 +30,11 @@ struct StridedLayout {
 // bits 8k..8k+7 of one int.
 enum ElementType : int32_t { kF32 = 0, kBool = 1, kU8 = 2, kI8 = 3, kI16 = 4, kI32 = 5, kI64 = 6 };
 
+// The scalar operands' values of the int64 elementwise kernels (a StridedLayout's are float), by input index.
+struct IntegerScalars {
+  int64_t value[4];
+};
+
 // A reduction: one output element per index of the kept dims, reducing `length` elements over the reduced dims.
 struct ReduceLayout {
   int64_t kept_size[kMaxDims];
@@ -62,5 +67,34 @@ struct NllShape {
   int32_t has_weight;
   int32_t has_total_weight;  // forward: whether total_weight is wanted
 };
+
+// FUSED_ADAM over one parameter of n elements (kernels/fused_optimizer.cl): the hyperparameters in float (the
+// modules use no double), and which of the optional operands are present (absent ones get a stand-in pointer).
+struct FusedAdamArgs {
+  int64_t n;
+  float lr, beta1, beta2, weight_decay, eps;
+  int32_t amsgrad, maximize, decoupled;
+  int32_t has_device_lr, has_grad_scale, has_found_inf;
+};
+
+// FUSED_SGD over one parameter of n elements.
+struct FusedSgdArgs {
+  int64_t n;
+  float lr, weight_decay, momentum, dampening;
+  int32_t nesterov, maximize, is_first_step, has_momentum;
+  int32_t has_device_lr, has_grad_scale, has_found_inf;
+};
+// BATCH_NORM and BATCH_NORM_BACKWARD over x [N, C, S] (kernels/batch_norm.cl: a work-group per channel). The [C]
+// parameters may have any stride, and be absent (their pointer then a stand-in, never read).
+struct BatchNormShape {
+  int64_t n, c, s;          // x's sizes; x, y, dy and dx are dense in the layout that flags say
+  int64_t param_stride[4];  // forward: weight, bias, running_mean, running_var; backward: weight, dweight, dbias
+  float momentum, eps;      // forward
+  int32_t flags;            // kBatchNorm* bits
+};
+constexpr int32_t kBatchNormTraining = 1;      // batch statistics (forward); their gradient (backward)
+constexpr int32_t kBatchNormChannelsLast = 2;  // element (n, c, s) at (n * S + s) * C + c, else (n * C + c) * S + s
+constexpr int32_t kBatchNormDx = 4;            // backward: dx is wanted
+constexpr int32_t kBatchNormParam0 = 8;        // parameter k is present: bit kBatchNormParam0 << k
 
 }  // namespace hal_spirv
