@@ -1,11 +1,13 @@
 """The OpenCL adapter (vendor_adapters/opencl) on Intel's OpenCL runtime for CPUs, a real OpenCL 3.0
 implementation that scripts/setup.sh --tests unpacks under build/opencl_runtime: discovery and the opt-in for
 CPU devices, shared virtual memory, copies, streams, events, out of memory, the SPIR-V kernels
-(vendor_adapters/spirv_kernels: elementwise ops with broadcasting and scalar operands, fill, GEMM, reductions,
-softmax, nll_loss, convolution, pooling, batch norm) each compared with PyTorch's CPU ops in strict mode (no CPU
-fallback), an MLP's and a convnet's training steps that run on them alone, and the conformance suite. Each case
-runs in a fresh interpreter, since which devices exist is fixed at import. What the SPIR-V kernels do not take yet
-(dtypes other than float32 for most ops, other op families) runs through the counted CPU fallback."""
+(vendor_adapters/spirv_kernels: elementwise ops with broadcasting, scalar operands and bool or integer operands,
+int64 integer arithmetic, fill, arange, GEMM, reductions, softmax, nll_loss, convolution, pooling, batch norm, layer
+norm, index_select, embedding backward, tril/triu) each compared with PyTorch's CPU ops in strict mode (no CPU
+fallback), an MLP's, a convnet's and the benchmarks' MiniGPT's training steps that run on them alone, and the
+conformance suite. Each case runs in a fresh interpreter, since which devices exist is fixed at import. What the
+SPIR-V kernels do not take yet (float16, bfloat16 and float64, integer arithmetic other than int64's, other op
+families) runs through the counted CPU fallback."""
 import os
 import re
 import subprocess
@@ -321,6 +323,180 @@ check("conv2d channels-last", F.conv2d(x.to(d), w.to(d), padding=1), F.conv2d(x,
 """)
 
 
+def test_layer_norm_forward_and_backward_run_the_librarys_kernel_bodies(runtime):
+    # The layer norm family's kernel bodies are the library's (gpu_kernels/kernels/layer_norm_rows.cuh, also what the
+    # CUDA and HIP kernels compile): normalized shapes of one or more dims, rows longer than a work-group, with and
+    # without weight and bias, and the three gradients. Tolerances: a few float32 ulps relative, and an absolute
+    # term that grows with the length of the sums behind each result (N for y and dx, the M rows for dweight/dbias).
+    run_ops_strictly("""
+eps = torch.finfo(torch.float32).eps
+def ln_case(name, shape, normalized, weight=True, bias=True, grads=True):
+    x = r(*shape) * 3 + 1
+    w = r(*normalized) if weight else None
+    b = r(*normalized) if bias else None
+    n = 1
+    for s in normalized:
+        n *= s
+    m = x.numel() // n
+    cpu = [t.clone().requires_grad_() if t is not None else None for t in (x, w, b)]
+    dev = [t.to(d).requires_grad_() if t is not None else None for t in (x, w, b)]
+    yc = F.layer_norm(cpu[0], normalized, cpu[1], cpu[2], eps=1e-5)
+    yd = F.layer_norm(dev[0], normalized, dev[1], dev[2], eps=1e-5)
+    check(name, yd, yc.detach(), rtol=8 * eps, atol=8 * eps * n)
+    if not grads:
+        return
+    gy = r(*shape)
+    wanted_c = [t for t in cpu if t is not None]
+    wanted_d = [t for t in dev if t is not None]
+    gc = torch.autograd.grad(yc, wanted_c, gy)
+    gd = torch.autograd.grad(yd, wanted_d, gy.to(d))
+    for part, a, b_ in zip(("dx", "dweight", "dbias")[:len(gc)], gd, gc):
+        length = n if part == "dx" else m
+        check(f"{name} {part}", a, b_, rtol=8 * eps, atol=8 * eps * length)
+ln_case("rows of 33", (4, 7, 33), (33,))
+ln_case("two normalized dims", (4, 7, 33), (7, 33))
+ln_case("rows longer than a work-group", (3, 300), (300,))
+ln_case("rows of 1", (5, 1), (1,), grads=False)  # gradients 0 exactly; ATen's CPU rounds to ~rstd * eps
+ln_case("no weight, no bias", (6, 40), (40,), weight=False, bias=False)
+ln_case("weight, no bias", (6, 40), (40,), bias=False)
+ln_case("many rows (column sums over 700 rows)", (700, 48), (48,))
+ln_case("forward only", (2, 3, 5), (5,), grads=False)
+x = r(8, 20)
+check("transposed input (made contiguous)", F.layer_norm(x.to(d).t(), (8,)), F.layer_norm(x.t(), (8,)))
+x, w, gy = r(16, 64), r(64), r(16, 64)
+wc, wd = w.clone().requires_grad_(), w.to(d).requires_grad_()
+(dw_c,) = torch.autograd.grad(F.layer_norm(x, (64,), wc), (wc,), gy)
+(dw_d,) = torch.autograd.grad(F.layer_norm(x.to(d), (64,), wd), (wd,), gy.to(d))  # dx not wanted: column sums only
+check("dweight alone", dw_d, dw_c, rtol=8 * eps, atol=8 * eps * 16)
+""")
+
+
+def test_index_select_and_embedding_forward_and_backward(runtime):
+    # INDEX_SELECT copies raw elements (any dtype; exact), EMBEDDING_BACKWARD adds rows with float32 atomics (the
+    # library's bodies: gpu_kernels/kernels/indexing_elements.cuh, embedding_accumulate.cuh): repeated indices,
+    # padding_idx, int32 and int64 indices, dims other than 0 and strided operands.
+    run_ops_strictly("""
+eps = torch.finfo(torch.float32).eps
+x = r(10, 6)
+idx = torch.tensor([3, 0, 3, 9, 3, 1])
+for dt in (torch.float32, torch.int64, torch.int32, torch.bool, torch.uint8, torch.int16):
+    xt = (x * 10).to(dt)
+    for index in (idx, idx.int()):
+        assert torch.equal(torch.index_select(xt.to(d), 0, index.to(d)).cpu(), torch.index_select(xt, 0, index)), dt
+y = r(4, 9, 5)
+for dim in (0, 1, 2, -1):
+    k = torch.tensor([2, 0, 2, 1])
+    assert torch.equal(torch.index_select(y.to(d), dim, k.to(d)).cpu(), torch.index_select(y, dim, k)), dim
+    assert torch.equal(torch.index_select(y.to(d).transpose(0, 2), dim, k.to(d)).cpu(),
+                       torch.index_select(y.transpose(0, 2), dim, k)), dim
+odd = r(7, 3)  # rows of 12 bytes: copied in 4-byte units
+assert torch.equal(odd.to(d)[torch.tensor([6, 6, 0]).to(d)].cpu(), odd[torch.tensor([6, 6, 0])])
+assert torch.equal(odd.to(d)[torch.tensor([-1, -7]).to(d)].cpu(), odd[torch.tensor([-1, -7])])  # Python indices
+strided_index = torch.tensor([[1, 5], [0, 5], [3, 5]])[:, 0]
+assert torch.equal(torch.index_select(odd.to(d), 0, strided_index.to(d)).cpu(),
+                   torch.index_select(odd, 0, strided_index))
+for padding_idx in (None, 3):
+    for index_dtype in (torch.int64, torch.int32):
+        tokens = torch.tensor([[3, 1, 3, 7], [0, 3, 7, 7]], dtype=index_dtype)
+        wc = r(8, 16).requires_grad_()
+        wd = wc.detach().to(d).requires_grad_()
+        yc = F.embedding(tokens, wc, padding_idx=padding_idx)
+        yd = F.embedding(tokens.to(d), wd, padding_idx=padding_idx)
+        assert torch.equal(yd.detach().cpu(), yc.detach())
+        gy = r(*yc.shape)
+        (gc,) = torch.autograd.grad(yc, wc, gy)
+        (gd,) = torch.autograd.grad(yd, wd, gy.to(d))
+        check(f"embedding backward padding_idx={padding_idx} {index_dtype}", gd, gc, rtol=4 * eps, atol=4 * eps * 8)
+many = torch.randint(0, 5, (3000,), generator=g)  # hundreds of adds per row
+grad = r(3000, 4)
+check("embedding_dense_backward, 3000 rows into 5",
+      torch.ops.aten.embedding_dense_backward(grad.to(d), many.to(d), 5, -1, False),
+      torch.ops.aten.embedding_dense_backward(grad, many, 5, -1, False), rtol=4 * eps, atol=4 * eps * 3000)
+check("embedding_dense_backward of a transposed grad",
+      torch.ops.aten.embedding_dense_backward(grad.t().contiguous().to(d).t(), many.to(d), 5, 2, False),
+      torch.ops.aten.embedding_dense_backward(grad, many, 5, 2, False), rtol=4 * eps, atol=4 * eps * 3000)
+""")
+
+
+def test_where_comparisons_and_all_any_take_bool_and_integer_operands(runtime):
+    # Operands of other dtypes beside a float32 one (a bool condition or result, integer inputs) take the typed
+    # elementwise kernels, which compute in float32 as CUDA's do; ALL and ANY take any of those dtypes. Results are
+    # exact (selections, comparisons, 0/1 logic).
+    run_ops_strictly("""
+a, b = r(6, 7), r(6, 7)
+a[0, 0], a[1, 1], a[2, 2] = float("-inf"), float("inf"), float("nan")
+cond = a > b
+ad, bd, cd = a.to(d), b.to(d), cond.to(d)
+def same(name, got, want):
+    assert got.device.type == "hal" and got.dtype == want.dtype, (name, got.dtype, want.dtype)
+    assert torch.equal(got.cpu(), want) or torch.allclose(got.cpu(), want, equal_nan=True), name
+same("gt", ad > bd, cond)
+same("eq with a scalar", ad == 0.5, a == 0.5)
+same("isneginf", torch.isneginf(ad), torch.isneginf(a))
+same("isposinf", torch.isposinf(ad), torch.isposinf(a))
+same("isnan", torch.isnan(ad), torch.isnan(a))
+same("where", torch.where(cd, ad, bd), torch.where(cond, a, b))
+same("where, broadcast condition", torch.where(cd[:, :1], ad, bd), torch.where(cond[:, :1], a, b))
+same("where, scalar other", torch.where(cd, ad, 0.0), torch.where(cond, a, 0.0))
+same("where, 0-dim tensors", torch.where(cd, torch.tensor(1.0).to(d), torch.tensor(-1.0).to(d)),
+     torch.where(cond, torch.tensor(1.0), torch.tensor(-1.0)))
+same("masked_fill", ad.masked_fill(cd, float("-inf")), a.masked_fill(cond, float("-inf")))
+m = ad.clone()
+m.masked_fill_(cd.t().contiguous().t(), 2.0)  # a strided mask
+same("masked_fill_ in place", m, a.masked_fill(cond, 2.0))
+same("bool to float", cd.float(), cond.float())
+same("float to bool", ad.bool(), a.bool())
+ints = torch.randint(-5, 5, (6, 7), generator=g)
+same("int64 times float", ints.to(d) * bd, ints * b)
+finite = (a * 3).nan_to_num(0.0, 9.0, -9.0)
+same("float to int32 (truncated)", finite.to(d).int(), finite.int())
+same("float to uint8", finite.abs().to(d).to(torch.uint8), finite.abs().to(torch.uint8))
+for dim in (0, 1, -1):
+    same(f"all dim {dim}", torch.all(cd, dim), torch.all(cond, dim))
+    same(f"any dim {dim}", torch.any(cd, dim), torch.any(cond, dim))
+    same(f"all keepdim of isneginf dim {dim}", torch.isneginf(ad).all(dim, keepdim=True),
+         torch.isneginf(a).all(dim, keepdim=True))
+same("all", cd.all(), cond.all())
+zeros_and_nan = torch.zeros(6, 7)
+zeros_and_nan[3, 4] = float("nan")
+same("any of float (NaN is nonzero)", zeros_and_nan.to(d).any(1), zeros_and_nan.any(1))
+same("all of float", (a + 10).to(d).all(0), (a + 10).all(0))
+same("all of a transpose", cd.t().all(1), cond.t().all(1))
+same("all of int64", ints.to(d).all(1), ints.all(1))
+u8 = (ints > 0).to(torch.uint8)
+same("all of uint8 (uint8 result)", u8.to(d).all(0), u8.all(0))
+rows = torch.ones(3, 4, dtype=torch.bool)
+rows[1, 2] = False
+same("all of rows with one false", rows.to(d).all(-1), rows.all(-1))
+""")
+
+
+def test_tril_triu_and_arange(runtime):
+    # TRIL/TRIU copy raw elements (any dtype, strided, in place; the library's rule, triangle.cuh); ARANGE into
+    # float32, int64 and int32 (float32 in float, as CUDA computes it: a few ulps from the CPU's double).
+    run_ops_strictly("""
+x = r(2, 5, 7)
+for diagonal in (-2, -1, 0, 1, 3, 9):
+    for dt in (torch.float32, torch.bool, torch.int64, torch.int16):
+        xt = (x * 4).to(dt)
+        assert torch.equal(torch.tril(xt.to(d), diagonal).cpu(), torch.tril(xt, diagonal)), (diagonal, dt)
+        assert torch.equal(torch.triu(xt.to(d), diagonal).cpu(), torch.triu(xt, diagonal)), (diagonal, dt)
+assert torch.equal(torch.tril(x.to(d).transpose(1, 2)).cpu(), torch.tril(x.transpose(1, 2)))
+inplace = x.to(d)
+inplace.tril_(1)
+assert torch.equal(inplace.cpu(), torch.tril(x, 1))
+mask = torch.ones(16, 16, dtype=torch.bool, device=d).tril()
+assert torch.equal(mask.cpu(), torch.ones(16, 16, dtype=torch.bool).tril())
+for args in ((10,), (3, 17), (-4, 9, 3), (20, 2, -3)):
+    for dt in (torch.int64, torch.int32):
+        assert torch.equal(torch.arange(*args, dtype=dt, device=d).cpu(), torch.arange(*args, dtype=dt)), (args, dt)
+check("arange float32", torch.arange(-3.0, 40.0, 0.7, device=d), torch.arange(-3.0, 40.0, 0.7), rtol=4e-7, atol=1e-6)
+out = torch.empty(10, 2, device=d, dtype=torch.int64)[:, 0]  # a strided out=
+torch.arange(10, out=out)
+assert torch.equal(out.cpu(), torch.arange(10))
+""")
+
+
 def test_pooling_forward_and_backward_run_the_librarys_kernels(runtime):
     # The pooling family's kernel bodies are the library's (gpu_kernels/kernels/pooling.cuh, also what the CUDA and
     # HIP kernels compile): max pooling with its indices over kernel sizes, strides, padding, dilation and ceil_mode,
@@ -589,8 +765,9 @@ lr, momentum, steps = 0.1, MOMENTUM, 5
 """
 
 # `cpu` and `dev` (models of one architecture), inputs x and targets y, lr, momentum and steps given: the same
-# initial weights, then `steps` SGD steps of cross entropy on each side, the device's in strict mode; the losses and
-# the final parameters and buffers (batch norm's running statistics) compared.
+# initial weights, then `steps` SGD steps of cross entropy (over the classes of the logits' last dim, any leading
+# dims flattened: a language model's tokens) on each side, the device's in strict mode; the losses and the final
+# parameters and buffers (batch norm's running statistics) compared.
 STEPS_AGAINST_CPU = """
 dev.load_state_dict(cpu.state_dict())
 dev = dev.to("hal:0")
@@ -600,7 +777,8 @@ opt_d = torch.optim.SGD(dev.parameters(), lr=lr, momentum=momentum)
 torch.hal.reset_fallback_stats()
 def step(model, opt, inp, tgt):
     opt.zero_grad()
-    loss = F.cross_entropy(model(inp), tgt)
+    logits = model(inp)
+    loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt.reshape(-1))
     loss.backward()
     opt.step()
     return loss.detach()
@@ -643,6 +821,32 @@ lr, momentum, steps = 0.05, 0.9, 4
 
 def test_convnet_training_steps_run_on_spirv_kernels_only_and_match_cpu(runtime):
     out = run_on_opencl(CONVNET + STEPS_AGAINST_CPU)
+    assert "fallbacks {}" in out, out
+
+
+# A few training steps of the benchmarks' MiniGPT (benchmarks/model_zoo/builtin.py: token and position embeddings,
+# pre-norm decoder blocks of causal attention, whose math form on this device runs tril, where, isneginf and all, a
+# GELU MLP, the final layer norm and the vocabulary head) against the same steps on CPU tensors. Every op runs as a
+# SPIR-V kernel (strict mode). The CPU side runs attention as one fused kernel and sums in other orders, so the
+# losses and parameters agree to float32 rounding carried through a few steps.
+MINIGPT = """
+import sys, torch, torch_hal
+import torch.nn.functional as F
+sys.path.insert(0, BENCHMARKS)
+from model_zoo import builtin
+torch.manual_seed(0)
+vocab, dim, layers, heads, seq, batch = 96, 32, 2, 4, 16, 4
+cpu = builtin.MiniGPT(vocab, dim, layers, heads, seq)
+dev = builtin.MiniGPT(vocab, dim, layers, heads, seq)
+tokens = torch.randint(0, vocab, (batch, seq + 1))
+x, y = tokens[:, :-1], tokens[:, 1:]
+lr, momentum, steps = 0.1, 0.9, 4
+"""
+
+
+def test_minigpt_training_steps_run_on_spirv_kernels_only_and_match_cpu(runtime):
+    models = MINIGPT.replace("BENCHMARKS", repr(str(REPO_ROOT / "benchmarks")))
+    out = run_on_opencl(models + STEPS_AGAINST_CPU)
     assert "fallbacks {}" in out, out
 
 

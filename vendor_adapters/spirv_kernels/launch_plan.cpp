@@ -22,7 +22,7 @@ bool is_fill_dtype(hal_dtype_t t) {
 bool is_planned(hal_op_t op) {
   using hal_gpu::Family;
   switch (hal_gpu::family_of(op)) {
-    case Family::elementwise: return op == HAL_OP_FILL || is_elementwise_math_op(op);
+    case Family::elementwise: return op == HAL_OP_FILL || op == HAL_OP_ARANGE || is_elementwise_math_op(op);
     case Family::gemm: return true;
     case Family::reduction: return detail::is_planned_reduction(op);
     case Family::softmax: return true;
@@ -30,26 +30,41 @@ bool is_planned(hal_op_t op) {
     case Family::random:
       return op == HAL_OP_UNIFORM || op == HAL_OP_NORMAL || op == HAL_OP_DROPOUT || op == HAL_OP_DROPOUT_BACKWARD;
     case Family::convolution: return true;
-    case Family::fused_optimizer: return true;
     case Family::pooling: return true;
     case Family::batch_norm: return true;
+    case Family::fused_optimizer: return true;
+    case Family::layer_norm: return true;
+    case Family::indexing: return op == HAL_OP_INDEX_SELECT;
+    case Family::embedding: return true;
+    case Family::triangular: return true;
     default: return false;
   }
 }
 
-// Whether the planned op's kernels take a tensor of dtype `t` (op_supported's question: one tensor per dtype).
-bool takes_dtype(hal_op_t op, hal_dtype_t t) {
+// Whether some kernel of the planned op takes tensors of t's dtype (op_supported's question: one tensor per
+// dtype; the planners then check the layouts and the mix).
+bool takes_dtype(hal_op_t op, const hal_tensor_t& t) {
+  using hal_gpu::DType;
   using hal_gpu::Family;
-  const hal_gpu::DType d = hal_gpu::dtype_of(t);
+  const DType d = hal_gpu::dtype_of(t.dtype);
+  if (op == HAL_OP_FILL) return is_fill_dtype(t.dtype);
+  if (op == HAL_OP_ARANGE) return d == DType::F32 || d == DType::I64 || d == DType::I32;
+  int32_t type = kF32;
   switch (hal_gpu::family_of(op)) {
-    case Family::elementwise: return op == HAL_OP_FILL ? is_fill_dtype(t) : detail::is_elementwise_dtype(op, t);
+    // float32, or int64 for ops that take integers; bool and integer operands of other types run only beside a
+    // float32 one (the typed kernels), which a one-dtype question cannot ask.
+    case Family::elementwise: return detail::is_elementwise_dtype(op, t.dtype);
+    case Family::reduction:
+      return op == HAL_OP_ALL || op == HAL_OP_ANY ? detail::element_type_of(t, &type) : d == DType::F32;
     case Family::loss:     // NLL: int64 targets
     case Family::pooling:  // int64 indices
-      return d == hal_gpu::DType::F32 || d == hal_gpu::DType::I64;
+      return d == DType::F32 || d == DType::I64;
     case Family::random:  // DROPOUT's bool mask
-      return d == hal_gpu::DType::F32 ||
-             (d == hal_gpu::DType::Bool && (op == HAL_OP_DROPOUT || op == HAL_OP_DROPOUT_BACKWARD));
-    default: return d == hal_gpu::DType::F32;
+      return d == DType::F32 || (d == DType::Bool && (op == HAL_OP_DROPOUT || op == HAL_OP_DROPOUT_BACKWARD));
+    case Family::embedding: return d == DType::F32 || d == DType::I64 || d == DType::I32;  // and indices
+    case Family::indexing: return d != DType::Unsupported;    // raw bytes, int64/int32 indices
+    case Family::triangular: return d != DType::Unsupported;  // raw bytes
+    default: return d == DType::F32;
   }
 }
 
@@ -67,7 +82,7 @@ bool supports(hal_op_t op, const hal_tensor_t* tensors, int32_t num_tensors) {
   if (module_bytes(Module::Elementwise).size == 0) return false;
   if (!is_planned(op)) return false;
   for (int32_t i = 0; tensors != nullptr && i < num_tensors; ++i) {
-    if (!takes_dtype(op, tensors[i].dtype)) return false;
+    if (!takes_dtype(op, tensors[i])) return false;
   }
   return true;
 }
@@ -84,6 +99,7 @@ hal_status_t plan(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, c
   switch (hal_gpu::family_of(op)) {
     case Family::elementwise:
       if (op == HAL_OP_FILL) return detail::plan_fill(outputs, num_outputs, scalars, num_scalars, launches);
+      if (op == HAL_OP_ARANGE) return detail::plan_arange(outputs, num_outputs, scalars, num_scalars, launches);
       return detail::plan_elementwise(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     case Family::gemm:
       return detail::plan_gemm(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
@@ -104,6 +120,14 @@ hal_status_t plan(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, c
       return detail::plan_pooling(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     case Family::batch_norm:
       return detail::plan_batch_norm(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
+    case Family::layer_norm:
+      return detail::plan_layer_norm(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
+    case Family::indexing:
+      return detail::plan_index_select(inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
+    case Family::embedding:
+      return detail::plan_embedding_backward(inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
+    case Family::triangular:
+      return detail::plan_triangular(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     default:
       break;
   }

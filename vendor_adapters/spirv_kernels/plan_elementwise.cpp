@@ -1,5 +1,6 @@
-// Plans of the elementwise module (kernels/elementwise.cl): the library's elementwise ops on float32, those that take
-// integers on int64 too, and FILL.
+// Plans of the elementwise module (kernels/elementwise.cl): the library's elementwise ops computed in float32 (on
+// float32 operands, or bool and integer ones beside a float32 operand), those that take integers on int64 too, and
+// FILL and ARANGE.
 #include <cstring>
 
 #include "kernels/elementwise_params.h"
@@ -14,17 +15,22 @@ static_assert(sizeof(StridedLayout) == 344 && sizeof(StridedLayout) <= sizeof(Ke
 
 constexpr const char* kDenseKernels[3] = {"unary_f32", "binary_f32", "ternary_f32"};
 constexpr const char* kStridedKernels[3] = {"unary_strided_f32", "binary_strided_f32", "ternary_strided_f32"};
+constexpr const char* kTypedKernels[3] = {"unary_typed_f32", "binary_typed_f32", "ternary_typed_f32"};
 constexpr const char* kIntegerKernels[3] = {"unary_strided_i64", "binary_strided_i64", "ternary_strided_i64"};
 
-bool is_dense_float32(const hal_tensor_t& t) { return is_float32_tensor(t) && hal_gpu::is_contiguous(t); }
-
-// The compute type of a launch: float32 tensors, or int64 ones (for ops that take integers: ADD of
-// num_batches_tracked), every tensor operand of that dtype.
+// The compute type of a launch: float32 (some operand floating; bool and integer operands beside it are loaded
+// into float32 by the typed kernels), or int64 where every tensor operand is int64 (ops that take integers: ADD of
+// num_batches_tracked).
 enum class Compute { F32, I64 };
 
-bool has_compute_type(const hal_tensor_t& t, Compute c) {
-  return t.data != nullptr && t.ndim >= 0 &&
-         hal_gpu::dtype_of(t.dtype) == (c == Compute::F32 ? hal_gpu::DType::F32 : hal_gpu::DType::I64);
+Compute compute_type(const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t& out) {
+  if (hal_gpu::dtype_of(out.dtype) != hal_gpu::DType::I64) return Compute::F32;
+  for (int32_t i = 0; i < num_inputs; ++i) {
+    if (!hal_gpu::is_scalar_operand(inputs[i]) && hal_gpu::dtype_of(inputs[i].dtype) != hal_gpu::DType::I64) {
+      return Compute::F32;
+    }
+  }
+  return Compute::I64;
 }
 
 }  // namespace
@@ -39,37 +45,61 @@ bool is_elementwise_dtype(hal_op_t op, hal_dtype_t t) {
 }
 
 // Dense float32 operands of the output's shape take the plain kernels (an element per work-item, no index
-// arithmetic); broadcast or strided operands, scalar operands and int64 take the strided ones. Arguments:
-// (inputs..., out, [layout, [integer scalars,]] n, op, s0, mode).
+// arithmetic); broadcast or strided operands and scalar operands take the strided ones; operands of other element
+// types (bool, integers) where the compute type is float32 (adapter_ops.h: some operand, the bool output aside, is
+// floating) take the typed ones; int64 operands alone take the int64 ones. Arguments:
+// (inputs..., out, [layout, [integer scalars,]] n, op, s0, mode[, types]).
 hal_status_t plan_elementwise(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
                               int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
                               std::vector<Launch>* launches) {
   const hal_gpu::ew::OpInfo info = hal_gpu::ew::op_info(op);
   if (num_inputs != info.arity || num_outputs != 1) return HAL_STATUS_NOT_SUPPORTED;
   const hal_tensor_t& out = outputs[0];
-  const Compute compute = has_compute_type(out, Compute::I64) ? Compute::I64 : Compute::F32;
-  if (!has_compute_type(out, compute) || !is_elementwise_dtype(op, out.dtype)) return HAL_STATUS_NOT_SUPPORTED;
-  bool dense = compute == Compute::F32 && is_dense_float32(out);
+  int32_t out_type = kF32;
+  if (out.data == nullptr || out.ndim < 0 || !element_type_of(out, &out_type)) return HAL_STATUS_NOT_SUPPORTED;
+  const Compute compute = compute_type(inputs, num_inputs, out);
+  if (info.domain == (compute == Compute::F32 ? hal_gpu::ew::Domain::IntOnly : hal_gpu::ew::Domain::FloatOnly)) {
+    return HAL_STATUS_NOT_SUPPORTED;
+  }
+  bool typed = compute == Compute::F32 && out_type != kF32;
+  bool dense = compute == Compute::F32 && !typed && hal_gpu::is_contiguous(out);
+  bool floating = out_type == kF32;  // the compute type is float32 where some operand is floating
+  uint32_t types = 0;
   int scalar_operands = 0;
   for (int32_t i = 0; i < num_inputs; ++i) {
+    const hal_gpu::DType d = hal_gpu::dtype_of(inputs[i].dtype);
     if (hal_gpu::is_scalar_operand(inputs[i])) {
       ++scalar_operands;
       dense = false;
-    } else if (!has_compute_type(inputs[i], compute) || !same_shape(inputs[i], out)) {
-      return HAL_STATUS_NOT_SUPPORTED;  // other dtypes (the compute type would differ): the fallback
-    } else {
-      dense = dense && is_dense_float32(inputs[i]);
+      floating = floating || hal_gpu::is_floating(d);
+      types |= static_cast<uint32_t>(out_type) << (8 * i);  // its stand-in is out's first element
+      continue;
     }
+    int32_t type = kF32;
+    if (inputs[i].data == nullptr || inputs[i].ndim < 0 || !same_shape(inputs[i], out) ||
+        !element_type_of(inputs[i], &type)) {
+      return HAL_STATUS_NOT_SUPPORTED;  // float16, bfloat16, float64: another compute type, the fallback
+    }
+    floating = floating || type == kF32;
+    typed = typed || (compute == Compute::F32 && type != kF32);
+    dense = dense && type == kF32 && hal_gpu::is_contiguous(inputs[i]);
+    types |= static_cast<uint32_t>(type) << (8 * i);
   }
+  types |= static_cast<uint32_t>(out_type) << (8 * num_inputs);
+  // Integer compute other than int64 alone (int32 + int32, bool & bool): the fallback.
+  if (compute == Compute::F32 && !floating) return HAL_STATUS_NOT_SUPPORTED;
   if (scalars == nullptr && scalar_operands + info.own_scalars > 0) return HAL_STATUS_NOT_SUPPORTED;
   if (num_scalars < scalar_operands + info.own_scalars) return HAL_STATUS_NOT_SUPPORTED;
   const int64_t n = hal_gpu::numel(out);
   if (n == 0) return HAL_STATUS_SUCCESS;
 
-  const char* const* kernels = dense ? kDenseKernels : compute == Compute::F32 ? kStridedKernels : kIntegerKernels;
+  const char* const* kernels = compute == Compute::I64 ? kIntegerKernels
+                               : dense                  ? kDenseKernels
+                               : typed                  ? kTypedKernels
+                                                        : kStridedKernels;
   Launch l = launch_of(Module::Elementwise, kernels[info.arity - 1]);
   const void* out0 = hal_gpu::element0(out);
-  for (int32_t i = 0; i < num_inputs; ++i) add_pointer(&l, inputs[i], out0);  // a scalar operand's: never read
+  for (int32_t i = 0; i < num_inputs; ++i) add_pointer(&l, inputs[i], out0);  // a scalar operand's: never used
   add_pointer(&l, out, out0);
   if (!dense) {
     StridedLayout layout{};
@@ -102,6 +132,7 @@ hal_status_t plan_elementwise(hal_op_t op, const hal_tensor_t* inputs, int32_t n
     l.args.push_back(KernelArg::of_value(params.s0));
     l.args.push_back(KernelArg::of_value(static_cast<int32_t>(params.mode)));
   }
+  if (typed) l.args.push_back(KernelArg::of_value(types));
   l.global[0] = static_cast<size_t>(n);
   launches->push_back(l);
   return HAL_STATUS_SUCCESS;
@@ -134,6 +165,37 @@ hal_status_t plan_fill(const hal_tensor_t* outputs, int32_t num_outputs, const h
   Launch l;
   if (!output_walk(Module::Elementwise, kernel, out, n, &l)) return HAL_STATUS_NOT_SUPPORTED;
   l.args.push_back(KernelArg::of_value(bits));
+  launches->push_back(l);
+  return HAL_STATUS_SUCCESS;
+}
+
+// ARANGE into a 1-D float32, int64 or int32 output of any stride: start and step in the compute type of CUDA's
+// kernel (float for float32, int64 for integers). Arguments: (out, stride, n, start, step).
+hal_status_t plan_arange(const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
+                         int32_t num_scalars, std::vector<Launch>* launches) {
+  if (num_outputs != 1 || scalars == nullptr || num_scalars < 2) return HAL_STATUS_NOT_SUPPORTED;
+  const hal_tensor_t& out = outputs[0];
+  if (out.data == nullptr || out.ndim != 1) return HAL_STATUS_NOT_SUPPORTED;
+  const hal_gpu::DType d = hal_gpu::dtype_of(out.dtype);
+  const char* kernel = d == hal_gpu::DType::F32   ? "arange_f32"
+                       : d == hal_gpu::DType::I64 ? "arange_i64"
+                       : d == hal_gpu::DType::I32 ? "arange_i32"
+                                                  : nullptr;
+  if (kernel == nullptr) return HAL_STATUS_NOT_SUPPORTED;
+  const int64_t n = out.shape[0];
+  if (n == 0) return HAL_STATUS_SUCCESS;
+  Launch l = launch_of(Module::Elementwise, kernel);
+  add_pointer(&l, out, nullptr);
+  l.args.push_back(KernelArg::of_value(out.strides[0]));
+  l.args.push_back(KernelArg::of_value(static_cast<uint64_t>(n)));
+  if (d == hal_gpu::DType::F32) {
+    l.args.push_back(KernelArg::of_value(static_cast<float>(scalar_as_double(scalars[0]))));
+    l.args.push_back(KernelArg::of_value(static_cast<float>(scalar_as_double(scalars[1]))));
+  } else {
+    l.args.push_back(KernelArg::of_value(scalar_as_int(scalars[0])));
+    l.args.push_back(KernelArg::of_value(scalar_as_int(scalars[1])));
+  }
+  l.global[0] = static_cast<size_t>(n);
   launches->push_back(l);
   return HAL_STATUS_SUCCESS;
 }

@@ -1,5 +1,6 @@
 // Plans of the reduction module (kernels/reduce.cl): SUM, MEAN, PROD, AMAX, AMIN and VECTOR_NORM of float32 into
-// float32, over any dims (the reductions' shape rule of adapter_ops.h) and strides.
+// float32, ALL and ANY of float32, bool and integers into bool or uint8, over any dims (the reductions' shape rule
+// of adapter_ops.h) and strides.
 #include "kernels/tensor_operands.h"
 #include "kernels/vector_norm.cuh"
 #include "plan_support.h"
@@ -15,7 +16,7 @@ constexpr size_t kMaxGroup = 256;  // kernels/reduce.cl's kMaxGroup
 
 bool is_planned_reduction(hal_op_t op) {
   return op == HAL_OP_SUM || op == HAL_OP_MEAN || op == HAL_OP_PROD || op == HAL_OP_AMAX || op == HAL_OP_AMIN ||
-         op == HAL_OP_VECTOR_NORM;
+         op == HAL_OP_VECTOR_NORM || op == HAL_OP_ALL || op == HAL_OP_ANY;
 }
 
 hal_status_t plan_reduce(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
@@ -26,7 +27,14 @@ hal_status_t plan_reduce(hal_op_t op, const hal_tensor_t* inputs, int32_t num_in
   if (norm && (scalars == nullptr || num_scalars < 1)) return HAL_STATUS_INVALID_ARGUMENT;
   const hal_tensor_t& in = inputs[0];
   const hal_tensor_t& out = outputs[0];
-  if (!is_float32_tensor(in) || !is_float32_tensor(out) || in.ndim != out.ndim) return HAL_STATUS_NOT_SUPPORTED;
+  const bool logical = op == HAL_OP_ALL || op == HAL_OP_ANY;
+  int32_t in_type = kF32, out_type = kF32;
+  if (in.data == nullptr || out.data == nullptr || in.ndim < 0 || in.ndim != out.ndim) return HAL_STATUS_NOT_SUPPORTED;
+  if (logical ? !element_type_of(in, &in_type) || !element_type_of(out, &out_type) ||
+                    (out_type != kBool && out_type != kU8)
+              : !is_float32(in) || !is_float32(out)) {
+    return HAL_STATUS_NOT_SUPPORTED;
+  }
   // Split the dims: reduced where the output's size is 1 and the input's is not; kept (sizes equal) otherwise.
   int64_t kept_shape[HAL_MAX_DIMS], kept_in[HAL_MAX_DIMS], kept_out[HAL_MAX_DIMS];
   int64_t reduced_shape[HAL_MAX_DIMS], reduced_in[HAL_MAX_DIMS];
@@ -64,7 +72,7 @@ hal_status_t plan_reduce(hal_op_t op, const hal_tensor_t* inputs, int32_t num_in
 
   // A work-group per output element, as wide as the reduction (a power of two for the kernel's tree).
   const size_t group = pow2_at_least(length, kMaxGroup);
-  Launch l = launch_of(Module::Reduce, norm ? "vector_norm_f32" : "reduce_f32");
+  Launch l = launch_of(Module::Reduce, norm ? "vector_norm_f32" : logical ? "reduce_typed_f32" : "reduce_f32");
   add_pointer(&l, in, hal_gpu::element0(out));  // a reduction of no elements reads nothing
   add_pointer(&l, out, nullptr);
   l.args.push_back(KernelArg::of_value(layout));
@@ -79,6 +87,10 @@ hal_status_t plan_reduce(hal_op_t op, const hal_tensor_t* inputs, int32_t num_in
     l.args.push_back(KernelArg::of_value(static_cast<float>(ord)));
   } else {
     l.args.push_back(KernelArg::of_value(static_cast<int32_t>(op)));
+    if (logical) {
+      l.args.push_back(KernelArg::of_value(in_type));
+      l.args.push_back(KernelArg::of_value(out_type));
+    }
   }
   l.global[0] = static_cast<size_t>(outputs_count) * group;
   l.local[0] = group;

@@ -16,6 +16,19 @@ bool same_shape(const hal_tensor_t& a, const hal_tensor_t& b) {
   return true;
 }
 
+bool element_type_of(const hal_tensor_t& t, int32_t* type) {
+  switch (hal_gpu::dtype_of(t.dtype)) {
+    case hal_gpu::DType::F32: *type = kF32; return true;
+    case hal_gpu::DType::Bool: *type = kBool; return true;
+    case hal_gpu::DType::U8: *type = kU8; return true;
+    case hal_gpu::DType::I8: *type = kI8; return true;
+    case hal_gpu::DType::I16: *type = kI16; return true;
+    case hal_gpu::DType::I32: *type = kI32; return true;
+    case hal_gpu::DType::I64: *type = kI64; return true;
+    default: return false;
+  }
+}
+
 bool merge_dims(const int64_t* shape, int32_t ndim, const int64_t* const* strides, int count, int64_t* size,
                 int64_t (*stride)[kMaxDims], int32_t* merged_ndim) {
   // Innermost first: a dim joins the one inside it where, for every operand, stepping once along it is

@@ -15,6 +15,9 @@ bool is_float32(const hal_tensor_t& t);
 // A tensor in memory (neither a scalar operand nor absent) of dtype float32.
 bool is_float32_tensor(const hal_tensor_t& t);
 bool same_shape(const hal_tensor_t& a, const hal_tensor_t& b);
+// The element type (kernels/kernel_layouts.h) of t's dtype for the typed kernels, which compute in float32; false
+// for float16, bfloat16 and float64.
+bool element_type_of(const hal_tensor_t& t, int32_t* type);
 
 // A scalar as the kernel library reads it (tensor_operands.h).
 using hal_gpu::scalar_as_double;
@@ -52,8 +55,16 @@ using Planner = hal_status_t(hal_op_t op, const hal_tensor_t* inputs, int32_t nu
 // plan_random: UNIFORM and NORMAL into float32 outputs, DROPOUT and its backward on dense float32;
 // plan_fused_optimizer: FUSED_ADAM and FUSED_SGD on float32, a launch per parameter.
 Planner plan_elementwise, plan_gemm, plan_reduce, plan_softmax, plan_nll_loss, plan_convolution, plan_pooling,
-    plan_batch_norm, plan_random, plan_fused_optimizer;
+    plan_batch_norm, plan_random, plan_fused_optimizer, plan_layer_norm, plan_triangular;
 hal_status_t plan_fill(const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
                        int32_t num_scalars, std::vector<Launch>* launches);
+hal_status_t plan_arange(const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
+                         int32_t num_scalars, std::vector<Launch>* launches);
+hal_status_t plan_index_select(const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
+                               int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
+                               std::vector<Launch>* launches);
+hal_status_t plan_embedding_backward(const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
+                                     int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
+                                     std::vector<Launch>* launches);
 
 }  // namespace hal_spirv::detail

@@ -17,6 +17,10 @@ HAL_SPIRV_EMBEDDED(convolution)
 HAL_SPIRV_EMBEDDED(fused_optimizer)
 HAL_SPIRV_EMBEDDED(pooling)
 HAL_SPIRV_EMBEDDED(batch_norm)
+HAL_SPIRV_EMBEDDED(layer_norm)
+HAL_SPIRV_EMBEDDED(indexing)
+HAL_SPIRV_EMBEDDED(embedding)
+HAL_SPIRV_EMBEDDED(triangular)
 #undef HAL_SPIRV_EMBEDDED
 #endif
 
@@ -33,6 +37,10 @@ SpirvModule module_bytes(Module module) {
     case Module::FusedOptimizer: return {fused_optimizer_spv, fused_optimizer_spv_size};
     case Module::Pooling: return {pooling_spv, pooling_spv_size};
     case Module::BatchNorm: return {batch_norm_spv, batch_norm_spv_size};
+    case Module::LayerNorm: return {layer_norm_spv, layer_norm_spv_size};
+    case Module::Indexing: return {indexing_spv, indexing_spv_size};
+    case Module::Embedding: return {embedding_spv, embedding_spv_size};
+    case Module::Triangular: return {triangular_spv, triangular_spv_size};
   }
 #else
   (void)module;
@@ -52,6 +60,10 @@ const char* module_name(Module module) {
     case Module::FusedOptimizer: return "fused_optimizer";
     case Module::Pooling: return "pooling";
     case Module::BatchNorm: return "batch_norm";
+    case Module::LayerNorm: return "layer_norm";
+    case Module::Indexing: return "indexing";
+    case Module::Embedding: return "embedding";
+    case Module::Triangular: return "triangular";
   }
   return "unknown";
 }

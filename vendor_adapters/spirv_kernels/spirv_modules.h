@@ -8,18 +8,22 @@
 namespace hal_spirv {
 
 enum class Module : int {
-  Elementwise = 0,  // kernels/elementwise.cl: elementwise ops (dense and strided), fill
-  Gemm = 1,         // kernels/gemm.cl
-  Reduce = 2,       // kernels/reduce.cl: sum, mean, prod, amax, amin
-  Softmax = 3,      // kernels/softmax.cl: softmax, log_softmax and their backward
-  Loss = 4,         // kernels/loss.cl: nll_loss and its backward
-  Random = 5,       // kernels/random.cl: uniform, normal, dropout and its backward
-  Convolution = 6,  // kernels/convolution.cl: convolution and its two backward ops (gpu_kernels' kernel body)
-  Pooling = 7,      // kernels/pooling.cl: max, average and adaptive pooling, forward and backward (pooling.cuh)
-  BatchNorm = 8,    // kernels/batch_norm.cl: batch norm and its backward (batch_norm.cuh)
+  Elementwise = 0,     // kernels/elementwise.cl: elementwise ops (dense, strided, typed), fill, arange
+  Gemm = 1,            // kernels/gemm.cl
+  Reduce = 2,          // kernels/reduce.cl: sum, mean, prod, amax, amin, vector norms, all, any
+  Softmax = 3,         // kernels/softmax.cl: softmax, log_softmax and their backward
+  Loss = 4,            // kernels/loss.cl: nll_loss and its backward
+  Random = 5,          // kernels/random.cl: uniform, normal, dropout and its backward
+  Convolution = 6,     // kernels/convolution.cl: convolution and its two backward ops (gpu_kernels' kernel body)
+  Pooling = 7,         // kernels/pooling.cl: max, average and adaptive pooling, forward and backward (pooling.cuh)
+  BatchNorm = 8,       // kernels/batch_norm.cl: batch norm and its backward (batch_norm.cuh)
   FusedOptimizer = 9,  // kernels/fused_optimizer.cl: fused Adam(W) and SGD (gpu_kernels' optimizer_math.cuh)
+  LayerNorm = 10,      // kernels/layer_norm.cl: layer norm and its backward (gpu_kernels' kernel bodies)
+  Indexing = 11,       // kernels/indexing.cl: index_select (gpu_kernels' indexing rules and row selection)
+  Embedding = 12,      // kernels/embedding.cl: embedding backward (gpu_kernels' kernel body)
+  Triangular = 13,     // kernels/triangular.cl: tril and triu (gpu_kernels' rule)
 };
-constexpr int kModuleCount = 10;
+constexpr int kModuleCount = 14;
 
 struct SpirvModule {
   const unsigned char* bytes = nullptr;

@@ -10,7 +10,8 @@
 //  - the per-element formulas of y and dx.
 // How a block (work-group) combines its threads' shares differs by compiler: warp shuffles on CUDA and HIP,
 // OpenCL's work-group collectives on SPIR-V. T is the storage type, Acc the accumulation type; the includer
-// provides to_acc / from_acc (family_support.cuh, or the SPIR-V side's float-only forms).
+// provides to_acc / from_acc (accumulate.cuh, which family_support.cuh includes and the SPIR-V kernels include
+// themselves).
 #pragma once
 
 #include "kernels/gpu_runtime.h"

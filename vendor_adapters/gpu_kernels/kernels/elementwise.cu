@@ -226,7 +226,7 @@ template <class T>
 __global__ void __launch_bounds__(kThreads) arange_kernel(int64_t n, Operand out, T start, T step) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    store_from<T>(out.base + i * out.strides[0] * out.elem_size, out.dtype, start + static_cast<T>(i) * step);
+    store_from<T>(out.base + i * out.strides[0] * out.elem_size, out.dtype, ew::arange_at(start, step, i));
   }
 }
 

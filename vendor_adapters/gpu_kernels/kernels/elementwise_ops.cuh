@@ -356,4 +356,11 @@ __device__ __forceinline__ T apply_runtime(int32_t op, const T* v, const Params<
   return T(0);
 }
 
+// ARANGE's element i, start + i * step, in the compute type (float for float32, float16 and bfloat16 outputs,
+// double for float64, int64_t for integers), as PyTorch's CUDA kernel computes it.
+template <class T>
+__device__ __forceinline__ T arange_at(T start, T step, int64_t i) {
+  return start + static_cast<T>(i) * step;
+}
+
 }  // namespace hal_gpu::ew

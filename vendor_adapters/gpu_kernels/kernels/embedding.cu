@@ -1,4 +1,5 @@
-// EMBEDDING_BACKWARD: grad_weight[V, D] = sum over n with indices[n] == v of grad[n, :], written in full.
+// EMBEDDING_BACKWARD: grad_weight[V, D] = sum over n with indices[n] == v of grad[n, :], written in full: the
+// entry points around the family's kernel body (embedding_accumulate.cuh, which the SPIR-V kernels compile too).
 //
 // The output (or, for f16/bf16 outputs, a float32 scratch of the same shape) is zeroed, every (n, d)
 // element adds itself to its row with an atomic add in float32 (float64 for f64), and the scratch is then
@@ -12,6 +13,7 @@
 #include <type_traits>
 
 #include "kernels/adapter_services.h"
+#include "kernels/embedding_accumulate.cuh"
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
 
@@ -22,15 +24,12 @@ template <class Acc>
 __global__ void embedding_accumulate(Operand grad, int64_t grad_row_stride, int64_t grad_col_stride, Operand indices,
                                      int64_t index_stride, Acc* acc, int64_t N, int64_t D, int64_t V,
                                      int64_t padding_idx) {
-  const int64_t n_elements = N * D;
-  for (int64_t e = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; e < n_elements;
-       e += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const int64_t n = e / D, d = e - n * D;
-    const int64_t v = load_as<int64_t>(indices.base + n * index_stride * indices.elem_size, indices.dtype);
-    if (v < 0 || v >= V || v == padding_idx) continue;
-    const Acc g = load_as<Acc>(grad.base + (n * grad_row_stride + d * grad_col_stride) * grad.elem_size, grad.dtype);
-    atomicAdd(acc + v * D + d, g);
-  }
+  embedding_accumulate_body(
+      [=](int64_t n) { return load_as<int64_t>(indices.base + n * index_stride * indices.elem_size, indices.dtype); },
+      [=](int64_t n, int64_t d) {
+        return load_as<Acc>(grad.base + (n * grad_row_stride + d * grad_col_stride) * grad.elem_size, grad.dtype);
+      },
+      acc, N, D, V, padding_idx);
 }
 
 template <class Acc>

@@ -100,16 +100,44 @@ constexpr int kHardwareWarpSize = 32;
 // (work-items), the block's index in the grid (NDRange) and a thread's index in its block, and the barrier that
 // makes the block's shared (local) memory writes visible to all its threads. Only the kernel entry points differ:
 // `__global__` with `__shared__` tiles here, `kernel` with `local` tiles there.
+// block_threads(d) and grid_blocks(d) are CUDA's blockDim and gridDim (OpenCL: the work-group's size and the
+// number of work-groups); a grid-stride loop runs from grid_thread() in steps of grid_threads(). atomic_add(p, v)
+// adds v to *p in global memory atomically (float32 on every compiler; OpenCL has no float atomics in its core, so a
+// compare-and-swap loop there).
 namespace hal_gpu {
 #if defined(__OPENCL_CPP_VERSION__)
 __forceinline__ uint32_t block_index(int d) { return static_cast<uint32_t>(get_group_id(d)); }
 __forceinline__ uint32_t thread_index(int d) { return static_cast<uint32_t>(get_local_id(d)); }
+__forceinline__ uint32_t block_threads(int d) { return static_cast<uint32_t>(get_local_size(d)); }
+__forceinline__ uint32_t grid_blocks(int d) { return static_cast<uint32_t>(get_num_groups(d)); }
+__forceinline__ int64_t grid_thread() { return static_cast<int64_t>(get_global_id(0)); }
+__forceinline__ int64_t grid_threads() { return static_cast<int64_t>(get_global_size(0)); }
 __forceinline__ void block_barrier() { barrier(CLK_LOCAL_MEM_FENCE); }
+// p points to global memory: the runtimes' atomics take a global pointer, not a generic one (Intel's CPU runtime has
+// no generic atomic_cmpxchg).
+__forceinline__ void atomic_add(float* p, float v) {
+  volatile global uint32_t* word = reinterpret_cast<volatile global uint32_t*>(to_global(p));
+  uint32_t seen = *word, expected;
+  do {
+    expected = seen;
+    seen = atomic_cmpxchg(word, expected, as_uint(as_float(expected) + v));
+  } while (seen != expected);
+}
 #elif defined(__CUDACC__) || defined(__HIPCC__)
 __device__ __forceinline__ unsigned block_index(int d) { return d == 0 ? blockIdx.x : d == 1 ? blockIdx.y : blockIdx.z; }
 __device__ __forceinline__ unsigned thread_index(int d) {
   return d == 0 ? threadIdx.x : d == 1 ? threadIdx.y : threadIdx.z;
 }
+__device__ __forceinline__ unsigned block_threads(int d) {
+  return d == 0 ? blockDim.x : d == 1 ? blockDim.y : blockDim.z;
+}
+__device__ __forceinline__ unsigned grid_blocks(int d) { return d == 0 ? gridDim.x : d == 1 ? gridDim.y : gridDim.z; }
+__device__ __forceinline__ long long grid_thread() {
+  return blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+}
+__device__ __forceinline__ long long grid_threads() { return static_cast<long long>(gridDim.x) * blockDim.x; }
 __device__ __forceinline__ void block_barrier() { __syncthreads(); }
+template <class T>
+__device__ __forceinline__ void atomic_add(T* p, T v) { atomicAdd(p, v); }
 #endif
 }  // namespace hal_gpu

@@ -14,35 +14,14 @@
 #include <cstring>
 
 #include "kernels/family_support.cuh"
+#include "kernels/indexing_elements.cuh"
 #include "kernels/kernel_launch.h"
 
 namespace hal_gpu {
 namespace {
 
-__device__ __forceinline__ void copy_element(char* dst, const char* src, int size) {
-  switch (size) {
-    case 1: *reinterpret_cast<uint8_t*>(dst) = *reinterpret_cast<const uint8_t*>(src); break;
-    case 2: *reinterpret_cast<uint16_t*>(dst) = *reinterpret_cast<const uint16_t*>(src); break;
-    case 4: *reinterpret_cast<uint32_t*>(dst) = *reinterpret_cast<const uint32_t*>(src); break;
-    default: *reinterpret_cast<uint64_t*>(dst) = *reinterpret_cast<const uint64_t*>(src); break;
-  }
-}
-__device__ __forceinline__ void zero_element(char* dst, int size) {
-  switch (size) {
-    case 1: *reinterpret_cast<uint8_t*>(dst) = 0; break;
-    case 2: *reinterpret_cast<uint16_t*>(dst) = 0; break;
-    case 4: *reinterpret_cast<uint32_t*>(dst) = 0; break;
-    default: *reinterpret_cast<uint64_t*>(dst) = 0; break;
-  }
-}
-
 __device__ __forceinline__ int64_t load_index(const Operand& index, int64_t offset) {
   return load_as<int64_t>(index.base + offset * index.elem_size, index.dtype);
-}
-// The index made non-negative Python-style when `wrap`; -1 when out of [0, size).
-__device__ __forceinline__ int64_t checked_index(int64_t i, int64_t size, bool wrap) {
-  if (wrap && i < 0) i += size;
-  return (i >= 0 && i < size) ? i : -1;
 }
 
 // One value added atomically to an element of dtype d: floating dtypes take `f`, integer dtypes `i`.
@@ -108,23 +87,13 @@ __global__ void index_select_strided(IndexSelectArgs a) {
   }
 }
 
-// dim 0 of contiguous tensors (embedding lookups): whole rows copied in units of `Unit` bytes.
+// dim 0 of contiguous tensors (embedding lookups): whole rows copied in units of `Unit` bytes
+// (indexing_elements.cuh's body).
 template <class Unit>
 __global__ void index_select_rows(Unit* out, const Unit* self, Operand index, int64_t index_stride, int64_t rows,
                                   int64_t units_per_row, int64_t self_rows) {
-  const int64_t n = rows * units_per_row;
-  for (int64_t e = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; e < n;
-       e += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const int64_t k = e / units_per_row, u = e - k * units_per_row;
-    const int64_t i = checked_index(load_index(index, k * index_stride), self_rows, true);
-    if (i < 0) {
-      Unit zero;
-      memset(&zero, 0, sizeof(Unit));
-      out[e] = zero;
-    } else {
-      out[e] = self[i * units_per_row + u];
-    }
-  }
+  index_select_rows_body(out, self, [=](int64_t k) { return load_index(index, k * index_stride); }, rows,
+                         units_per_row, self_rows);
 }
 
 // out = self[..., index[...], ...] along dim; self's stride at dim is zeroed in its Operand.

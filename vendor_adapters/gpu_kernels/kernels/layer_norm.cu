@@ -1,10 +1,9 @@
-// LAYER_NORM and LAYER_NORM_BACKWARD over x [M, N] (contiguous), normalizing each row.
+// LAYER_NORM and LAYER_NORM_BACKWARD over x [M, N] (contiguous), normalizing each row: the entry points around
+// the family's kernel bodies (layer_norm_rows.cuh, which the SPIR-V kernels compile too) and their launches.
 //
-// Forward: a block per row computes the mean, then the biased variance around it (two passes over the row,
-// which stays in L1/L2: more accurate than one-pass sums of squares), and writes y, mean and rstd.
-// Backward: a block per row for dx; dweight and dbias (sums over the M rows) use a two-stage column
-// reduction: fixed row chunks summed into a float scratch buffer, then the chunks summed in order, so
-// results do not depend on scheduling (no floating-point atomics).
+// Forward and dx: a block per row. dweight and dbias (sums over the M rows) use a two-stage column reduction:
+// fixed row chunks summed into a float scratch buffer, then the chunks summed in order, so results do not depend
+// on scheduling (no floating-point atomics).
 //
 // x, dy and y share one storage type (f32, f16, bf16, f64); weight, bias, dweight, dbias may be any
 // floating type (read and written through load_as/store_from); mean and rstd are float32, or float64 for
@@ -15,87 +14,44 @@
 #include "kernels/adapter_services.h"
 #include "kernels/family_support.cuh"
 #include "kernels/kernel_launch.h"
+#include "kernels/layer_norm_rows.cuh"
 #include "kernels/norm_rows.cuh"
 #include "kernels/param_vector.cuh"
 
 namespace hal_gpu {
 namespace {
 
-__device__ __forceinline__ float rsqrt_acc(float v) { return rsqrtf(v); }
-__device__ __forceinline__ double rsqrt_acc(double v) { return rsqrt(v); }
-
-
 template <class T, class Acc>
 __global__ void layer_norm_forward(const T* x, Vec weight, Vec bias, T* y, Acc* mean_out, Acc* rstd_out, int64_t M,
                                    int64_t N, Acc eps) {
   __shared__ Acc shared[32];
-  for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
-    const T* xr = x + row * N;
-    Acc mean, var;
-    row_mean_var(xr, N, shared, mean, var);
-    const Acc rstd = rsqrt_acc(var + eps);
-    T* yr = y + row * N;
-    for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
-      const Acc v = (to_acc<Acc>(xr[j]) - mean) * rstd;
-      yr[j] = from_acc<T>(v * vec_at<Acc>(weight, j, Acc(1)) + vec_at<Acc>(bias, j, Acc(0)));
-    }
-    if (threadIdx.x == 0) {
-      if (mean_out) mean_out[row] = mean;
-      if (rstd_out) rstd_out[row] = rstd;
-    }
-  }
+  layer_norm_forward_rows(
+      x, [=](int64_t j) { return vec_at<Acc>(weight, j, Acc(1)); },
+      [=](int64_t j) { return vec_at<Acc>(bias, j, Acc(0)); }, y, mean_out, rstd_out, M, N, eps, shared);
 }
 
-// dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * weight, xhat = (x - mean) * rstd.
 template <class T, class Acc>
 __global__ void layer_norm_backward_dx(const T* dy, const T* x, const Acc* mean, const Acc* rstd, Vec weight,
                                        Operand dx, int64_t M, int64_t N) {
   __shared__ Acc shared[32];
-  for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
-    const T* dyr = dy + row * N;
-    const T* xr = x + row * N;
-    const Acc mu = mean[row], rs = rstd[row];
-    Acc sg = 0, sgx = 0;
-    for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
-      const Acc g = to_acc<Acc>(dyr[j]) * vec_at<Acc>(weight, j, Acc(1));
-      sg += g;
-      sgx += g * (to_acc<Acc>(xr[j]) - mu) * rs;
-    }
-    const Acc mean_g = block_reduce<Acc, false>(sg, shared) / static_cast<Acc>(N);
-    const Acc mean_gx = block_reduce<Acc, false>(sgx, shared) / static_cast<Acc>(N);
-    for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
-      const Acc g = to_acc<Acc>(dyr[j]) * vec_at<Acc>(weight, j, Acc(1));
-      const Acc xhat = (to_acc<Acc>(xr[j]) - mu) * rs;
-      const int64_t offset = row * dx.strides[0] + j * dx.strides[1];
-      store_from<Acc>(dx.base + offset * dx.elem_size, dx.dtype, rs * (g - mean_g - xhat * mean_gx));
-    }
-  }
+  layer_norm_backward_dx_rows(
+      dy, x, mean, rstd, [=](int64_t j) { return vec_at<Acc>(weight, j, Acc(1)); },
+      [=](int64_t row, int64_t j, Acc v) {
+        const int64_t offset = row * dx.strides[0] + j * dx.strides[1];
+        store_from<Acc>(dx.base + offset * dx.elem_size, dx.dtype, v);
+      },
+      M, N, shared);
 }
 
-// Stage 1 of dweight/dbias: block (32, 8) sums columns [32 * blockIdx.x, +32) over the rows of chunk
-// blockIdx.y into partial[chunk][column] (two buffers: dweight's and dbias's).
+// Stage 1 of dweight/dbias: the sums of each chunk of rows into partial[chunk][column] (two buffers: dweight's
+// and dbias's).
 template <class T, class Acc>
 __global__ void layer_norm_backward_partials(const T* dy, const T* x, const Acc* mean, const Acc* rstd,
                                              Acc* partial_w, Acc* partial_b, int64_t M, int64_t N,
                                              int64_t rows_per_chunk) {
   __shared__ Acc tile_w[kRowLanes][kColumnTile + 1];
   __shared__ Acc tile_b[kRowLanes][kColumnTile + 1];
-  const int64_t col = static_cast<int64_t>(blockIdx.x) * kColumnTile + threadIdx.x;
-  const int64_t chunk = blockIdx.y;
-  const int64_t row_begin = chunk * rows_per_chunk;
-  const int64_t row_end = row_begin + rows_per_chunk < M ? row_begin + rows_per_chunk : M;
-  Acc sw = 0, sb = 0;
-  if (col < N) {
-    for (int64_t row = row_begin + threadIdx.y; row < row_end; row += kRowLanes) {
-      const Acc g = to_acc<Acc>(dy[row * N + col]);
-      sb += g;
-      if (partial_w) sw += g * (to_acc<Acc>(x[row * N + col]) - mean[row]) * rstd[row];
-    }
-  }
-  if (sum_row_lanes(tile_w, tile_b, sw, sb, col < N)) {
-    if (partial_w) partial_w[chunk * N + col] = sw;
-    if (partial_b) partial_b[chunk * N + col] = sb;
-  }
+  layer_norm_backward_column_sums(dy, x, mean, rstd, partial_w, partial_b, M, N, rows_per_chunk, tile_w, tile_b);
 }
 
 // Stage 2: column j sums its chunks in order and stores in the output's dtype.

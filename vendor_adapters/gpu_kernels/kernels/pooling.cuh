@@ -12,9 +12,9 @@
 // windows that hold it (for max pooling: whose index is this element). No atomics, so results are deterministic,
 // and every element of dx is written.
 //
-// T is the storage type, Acc the accumulation type; the includer provides to_acc / from_acc (family_support.cuh,
-// or the SPIR-V side's float-only forms). Remainders come from quotients (llvm-spirv-15 cannot translate the
-// `freeze` that LLVM gives a div/rem pair of the same operands).
+// T is the storage type, Acc the accumulation type; the includer provides to_acc / from_acc (accumulate.cuh,
+// which family_support.cuh includes and the SPIR-V kernels include themselves). Remainders come from quotients
+// (llvm-spirv-15 cannot translate the `freeze` that LLVM gives a div/rem pair of the same operands).
 #pragma once
 
 #include "kernels/gpu_runtime.h"

@@ -1,7 +1,7 @@
 // The math of SOFTMAX, LOG_SOFTMAX and their backward over one row (or column), once for every runtime: the
 // CUDA/HIP kernels (softmax.cu: a warp, a block or a thread per line) and the SPIR-V kernels
 // (../../spirv_kernels/kernels/softmax.cl: a work-group per line) pass their own cross-lane reductions. The
-// includer provides to_acc / from_acc (family_support.cuh, or spirv_kernels/kernels/float_storage.h's float-only forms).
+// includer provides to_acc / from_acc (accumulate.cuh, which family_support.cuh includes).
 #pragma once
 
 #include "kernels/gpu_runtime.h"

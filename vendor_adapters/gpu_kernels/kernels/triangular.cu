@@ -1,4 +1,5 @@
-// TRIL and TRIU: the lower or upper triangle of the last two dimensions, the rest zeroed.
+// TRIL and TRIU: the lower or upper triangle of the last two dimensions, the rest zeroed (triangle.cuh's rule,
+// which the SPIR-V kernels share).
 //
 // One thread per element of the output; the element's row and column come from its index, and it is
 // either copied from the input (bytes as they are: input and output share a dtype, so any dtype works,
@@ -11,7 +12,7 @@
 #include "kernels/launch_config.cuh"
 #include "kernels/op_call.h"
 #include "kernels/tensor_access.cuh"
-#include "kernels/op_call.h"
+#include "kernels/triangle.cuh"
 
 namespace hal_gpu {
 namespace {
@@ -42,8 +43,7 @@ __global__ void __launch_bounds__(kThreads) triangle_kernel(TriangleArgs a) {
   const bool narrow = a.numel < (int64_t{1} << 31);
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.numel; i += stride) {
-    const int64_t col = i % cols, row = (i / cols) % rows;
-    const bool keep = a.upper ? col - row >= a.diagonal : col - row <= a.diagonal;
+    const bool keep = triangle_keeps(i, rows, cols, a.diagonal, a.upper);
     if (keep && a.in_place) continue;
     int64_t off[2];
     if (narrow) offsets_of32<2>(static_cast<uint32_t>(i), a.shape, a.div, a.ops, off);

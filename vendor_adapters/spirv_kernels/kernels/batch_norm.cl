@@ -5,7 +5,7 @@
 // with OpenCL's work-group collectives (CUDA and HIP use warp shuffles and a second stage over chunks, which needs
 // scratch memory that a SPIR-V plan does not have), then the per-channel step, then the elementwise pass over the
 // channel. plan_batch_norm.cpp launches them.
-#include "float_storage.h"
+#include "kernels/accumulate.cuh"  // the storage <-> accumulation conversions the shared bodies expect
 #include "kernels/batch_norm.cuh"
 #include "kernel_layouts.h"
 

@@ -1,12 +1,14 @@
-// Elementwise ops on float32 tensors, as C++ for OpenCL compiled to SPIR-V: the math is the portable kernel
+// Elementwise ops computed in float32, as C++ for OpenCL compiled to SPIR-V: the math is the portable kernel
 // library's (elementwise_ops.cuh, the same functions the CUDA and HIP builds run), chosen by the op id at run
-// time. Two walks: dense operands of one shape (*_f32, an element per work-item), and any strides, broadcasts
-// and scalar operands (*_strided_f32, through a StridedLayout); and FILL of any element size. The build
-// compiles this file to SPIR-V and embeds it in the adapters that run SPIR-V (../CMakeLists.txt);
-// ../plan_elementwise.cpp says which op launches which kernel with which arguments.
+// time. Three walks: dense float32 operands of one shape (*_f32, an element per work-item), any strides, broadcasts
+// and scalar operands (*_strided_f32, through a StridedLayout), and the same with operands of other element types
+// beside a float32 one (*_typed_f32: bool conditions and results, integer inputs, dtype conversions); FILL of any
+// element size and ARANGE. The build compiles this file to SPIR-V and embeds it in the adapters that run SPIR-V
+// (../CMakeLists.txt); ../plan_elementwise.cpp says which op launches which kernel with which arguments.
 // tests/python/test_spirv_kernels.py checks every op of the dense kernels against PyTorch's on an OpenCL device;
-// tests/python/test_opencl_adapter.py the strided ones, through the adapter.
+// tests/python/test_opencl_adapter.py the strided and typed ones, through the adapter.
 #include "kernels/elementwise_ops.cuh"
+#include "element_types.h"
 #include "kernel_layouts.h"
 #include "strided_walk.h"
 
@@ -117,6 +119,43 @@ kernel void ternary_strided_i64(global const long* a, global const long* b, glob
   ternary_strided<int64_t>(a, b, c, out, l, scalars.value, n, op, params(s0, mode));
 }
 
+// The strided walk with operands of other element types (bool conditions and results, integer inputs) where the
+// compute type is float32: operand k's type is type_of(types, k), inputs first and the output last.
+template <int N>
+__forceinline__ void typed_strided(const global char* const* in, global char* out, const StridedLayout& l, uint64_t n,
+                                   int op, float s0, int mode, uint32_t types) {
+  const size_t i = get_global_id(0);
+  if (i >= n) return;
+  int64_t at[N + 1];
+  offsets_of<N + 1>(i, n, l, at);
+  float v[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    // Loaded even for a scalar operand (the plan points it at the output's first element, with the output's type):
+    // a conditional load here puts the op's blocks before the operands' in llvm-spirv-15's output (spirv-val
+    // rejects that).
+    const float loaded = load_float(in[k], type_of(types, k), at[k]);
+    v[k] = (l.scalar_mask >> k) & 1 ? l.scalar[k] : loaded;
+  }
+  store_float(out, type_of(types, N), at[N], apply_runtime<N, float>(op, v, params(s0, mode)));
+}
+
+kernel void unary_typed_f32(global const char* a, global char* out, StridedLayout l, ulong n, int op, float s0,
+                            int mode, uint types) {
+  const global char* in[1] = {a};
+  typed_strided<1>(in, out, l, n, op, s0, mode, types);
+}
+kernel void binary_typed_f32(global const char* a, global const char* b, global char* out, StridedLayout l, ulong n,
+                             int op, float s0, int mode, uint types) {
+  const global char* in[2] = {a, b};
+  typed_strided<2>(in, out, l, n, op, s0, mode, types);
+}
+kernel void ternary_typed_f32(global const char* a, global const char* b, global const char* c, global char* out,
+                              StridedLayout l, ulong n, int op, float s0, int mode, uint types) {
+  const global char* in[3] = {a, b, c};
+  typed_strided<3>(in, out, l, n, op, s0, mode, types);
+}
+
 // FILL: the value's bits in the output's dtype, converted on the host, stored at operand 0's strides. One kernel
 // per element size covers every dtype.
 template <class Bits>
@@ -131,3 +170,22 @@ kernel void fill_b8(global uchar* out, StridedLayout l, ulong n, ulong bits) { f
 kernel void fill_b16(global ushort* out, StridedLayout l, ulong n, ulong bits) { fill(out, l, n, bits); }
 kernel void fill_b32(global uint* out, StridedLayout l, ulong n, ulong bits) { fill(out, l, n, bits); }
 kernel void fill_b64(global ulong* out, StridedLayout l, ulong n, ulong bits) { fill(out, l, n, bits); }
+
+// ARANGE: out[i * stride] = start + i * step in the compute type of CUDA's kernel (elementwise_ops.cuh): float for
+// float32 outputs, int64 for integer ones.
+template <class T, class Out>
+inline void arange(global Out* out, int64_t stride, uint64_t n, T start, T step) {
+  const size_t i = get_global_id(0);
+  if (i >= n) return;
+  const int64_t at = static_cast<int64_t>(i);
+  out[at * stride] = static_cast<Out>(hal_gpu::ew::arange_at(start, step, at));
+}
+kernel void arange_f32(global float* out, long stride, ulong n, float start, float step) {
+  arange(out, stride, n, start, step);
+}
+kernel void arange_i64(global long* out, long stride, ulong n, long start, long step) {
+  arange(out, stride, n, start, step);
+}
+kernel void arange_i32(global int* out, long stride, ulong n, long start, long step) {
+  arange(out, stride, n, start, step);
+}

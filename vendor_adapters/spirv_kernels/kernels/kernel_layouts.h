@@ -25,6 +25,11 @@ struct StridedLayout {
   float scalar[4];
 };
 
+// The element types of the typed kernels (elementwise.cl's *_typed_f32, reduce.cl's reduce_typed_f32), which
+// load any of them into float32, compute, and store back (element_types.h). A launch packs operand k's type in
+// bits 8k..8k+7 of one int.
+enum ElementType : int32_t { kF32 = 0, kBool = 1, kU8 = 2, kI8 = 3, kI16 = 4, kI32 = 5, kI64 = 6 };
+
 // The scalar operands' values of the int64 elementwise kernels (a StridedLayout's are float), by input index.
 struct IntegerScalars {
   int64_t value[4];

@@ -3,7 +3,7 @@
 // library's pooling bodies (gpu_kernels/kernels/pooling.cuh, the same source the CUDA and HIP kernels compile): a
 // work-item per element, of y forward and of x backward (the gradients gather). plan_pooling.cpp launches them over
 // the problem that read_pooling() read, as the CUDA and HIP launch does.
-#include "float_storage.h"
+#include "kernels/accumulate.cuh"  // the storage <-> accumulation conversions the shared bodies expect
 #include "kernels/pooling.cuh"
 
 using namespace hal_gpu::pooling;

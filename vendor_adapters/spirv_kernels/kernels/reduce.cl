@@ -1,23 +1,22 @@
-// SUM, MEAN, PROD, AMAX, AMIN and VECTOR_NORM of float32 over any dims and strides, for the runtimes that take
-// SPIR-V. A work-group per output element: its work-items stride over the reduced elements, then combine their
-// partials in a local-memory tree of fixed shape (deterministic results, run to run). The NaN rule of amax/amin
+// SUM, MEAN, PROD, AMAX, AMIN and VECTOR_NORM of float32, and ALL and ANY of float32, bool and integers into bool
+// or uint8, over any dims and strides, for the runtimes that take SPIR-V. A work-group per output element: its
+// work-items stride over the reduced elements, then combine their partials in a local-memory tree of fixed shape
+// (deterministic results, run to run). The NaN rule of amax/amin
 // is the elementwise library's maximum/minimum (elementwise_ops.cuh: a NaN anywhere is the result), and the
 // norms are the library's own (vector_norm.cuh), as reduce.cu's.
 #include "kernels/elementwise_ops.cuh"
 #include "kernels/vector_norm.cuh"
+#include "element_types.h"
 #include "kernel_layouts.h"
 
 using hal_spirv::ReduceLayout;
 
 constexpr int kMaxGroup = 256;  // the plan's work-group size is a power of two up to this (plan_reduce.cpp)
 
+// Selects, not a switch: two cases of one value gave a phi that llvm-spirv-15 writes with a block twice.
 inline float identity_of(int op) {
-  switch (op) {
-    case HAL_OP_PROD: return 1.0f;
-    case HAL_OP_AMAX: return -INFINITY;
-    case HAL_OP_AMIN: return INFINITY;
-    default: return 0.0f;
-  }
+  const float one = op == HAL_OP_PROD || op == HAL_OP_ALL ? 1.0f : 0.0f;
+  return op == HAL_OP_AMAX ? -INFINITY : op == HAL_OP_AMIN ? INFINITY : one;
 }
 
 inline float combine(int op, float a, float b) {
@@ -25,6 +24,8 @@ inline float combine(int op, float a, float b) {
     case HAL_OP_PROD: return a * b;
     case HAL_OP_AMAX: return hal_gpu::ew::max_nan(a, b);
     case HAL_OP_AMIN: return hal_gpu::ew::min_nan(a, b);
+    case HAL_OP_ALL: return a != 0.0f && b != 0.0f ? 1.0f : 0.0f;  // NaN is nonzero, as in ATen
+    case HAL_OP_ANY: return a != 0.0f || b != 0.0f ? 1.0f : 0.0f;
     default: return a + b;
   }
 }
@@ -41,16 +42,16 @@ inline int64_t offset_of(uint64_t j, const int64_t* size, const int64_t* strides
 }
 
 // The reduction of output element m's elements by `r` (identity(), push(acc, x), combine(a, b), finish(acc)) over
-// the work-group, written by lane 0 to out.
-template <class Reducer>
-inline void reduce_group(global const float* in, global float* out, const ReduceLayout& l, local float* partial,
-                         const Reducer& r) {
+// the work-group, written by lane 0: load(offset) reads the input's element at an offset, store(offset, value)
+// writes the output's.
+template <class Reducer, class Load, class Store>
+inline void reduce_group(Load load, Store store, const ReduceLayout& l, local float* partial, const Reducer& r) {
   const uint64_t m = get_group_id(0);
   const int lane = get_local_id(0), lanes = get_local_size(0);
-  in += offset_of(m, l.kept_size, l.kept_in, l.kept_ndim);
+  const int64_t base = offset_of(m, l.kept_size, l.kept_in, l.kept_ndim);
   float acc = r.identity();
   for (int64_t j = lane; j < l.length; j += lanes) {
-    acc = r.push(acc, in[offset_of(j, l.reduced_size, l.reduced_in, l.reduced_ndim)]);
+    acc = r.push(acc, load(base + offset_of(j, l.reduced_size, l.reduced_in, l.reduced_ndim)));
   }
   partial[lane] = acc;
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -58,10 +59,17 @@ inline void reduce_group(global const float* in, global float* out, const Reduce
     if (lane < width) partial[lane] = r.combine(partial[lane], partial[lane + width]);
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (lane == 0) out[offset_of(m, l.kept_size, l.kept_out, l.kept_ndim)] = r.finish(partial[0]);
+  if (lane == 0) store(offset_of(m, l.kept_size, l.kept_out, l.kept_ndim), r.finish(partial[0]));
 }
 
-// SUM, MEAN, PROD, AMAX, AMIN.
+// float32 in and out.
+template <class Reducer>
+inline void reduce_group(global const float* in, global float* out, const ReduceLayout& l, local float* partial,
+                         const Reducer& r) {
+  reduce_group([=](int64_t o) { return in[o]; }, [=](int64_t o, float v) { out[o] = v; }, l, partial, r);
+}
+
+// SUM, MEAN, PROD, AMAX, AMIN, ALL, ANY.
 struct OpReducer {
   int op;
   float length;  // MEAN's divisor
@@ -75,6 +83,15 @@ struct OpReducer {
 kernel void reduce_f32(global const float* in, global float* out, ReduceLayout l, int op) {
   local float partial[kMaxGroup];
   reduce_group(in, out, l, partial, OpReducer{op, static_cast<float>(l.length)});
+}
+
+// ALL and ANY of any element type (kernel_layouts.h) into bool or uint8, computed in float32 (exact for 0 and 1).
+kernel void reduce_typed_f32(global const char* in, global char* out, ReduceLayout l, int op, int in_type,
+                             int out_type) {
+  local float partial[kMaxGroup];
+  reduce_group([=](int64_t o) { return load_float(in, in_type, o); },
+               [=](int64_t o, float v) { store_float(out, out_type, o, v); }, l, partial,
+               OpReducer{op, static_cast<float>(l.length)});
 }
 
 // VECTOR_NORM of order O (the library's, vector_norm.cuh); `ord` is the general order's value.

@@ -2,7 +2,7 @@
 // that take SPIR-V. The math is the kernel library's (softmax_math.cuh, the same line walk the CUDA and HIP
 // kernels run); here a work-group takes one line (a row, or a column `inner` apart) and reduces across its
 // work-items with OpenCL's work-group collectives, which CUDA has no equivalent of.
-#include "float_storage.h"  // the storage <-> accumulation conversions softmax_math.cuh expects
+#include "kernels/accumulate.cuh"  // the storage <-> accumulation conversions softmax_math.cuh expects
 #include "kernels/softmax_math.cuh"
 
 // a = x (forward) or grad_y (backward); b = y (backward; unused forward); lines of `size` elements `inner`
