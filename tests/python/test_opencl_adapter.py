@@ -801,17 +801,15 @@ def test_mlp_training_step_runs_on_spirv_kernels_only_and_matches_cpu(runtime, m
     assert "fallbacks {}" in out, out
 
 
-# A few training steps of the built-in convnet (benchmarks/model_zoo/builtin.py: convolution, BatchNorm2d in training
+# A few training steps of the built-in convnet (torch_hal/zoo/builtin.py: convolution, BatchNorm2d in training
 # with its running statistics and num_batches_tracked, ReLU, max pooling, a global average pool, a linear head, cross
 # entropy, SGD with momentum) on the OpenCL device with no CPU fallback at all, against the same steps on CPU tensors.
 # Tolerances as for the MLP: batch norm's normalization and 4 steps carry the kernels' few-ulp differences into the
 # losses at about 1e-7 relative (measured).
 CONVNET = """
-import sys
-sys.path.insert(0, "benchmarks")
 import torch, torch_hal
 import torch.nn.functional as F
-from model_zoo.builtin import MiniConvNet
+from torch_hal.zoo.builtin import MiniConvNet
 torch.manual_seed(0)
 cpu, dev = MiniConvNet(widths=(8, 16, 32)), MiniConvNet(widths=(8, 16, 32))
 x, y = torch.randn(8, 3, 16, 16), torch.randint(0, 10, (8,))
@@ -824,16 +822,15 @@ def test_convnet_training_steps_run_on_spirv_kernels_only_and_match_cpu(runtime)
     assert "fallbacks {}" in out, out
 
 
-# A few training steps of the benchmarks' MiniGPT (benchmarks/model_zoo/builtin.py: token and position embeddings,
+# A few training steps of the zoo's MiniGPT (torch_hal/zoo/builtin.py: token and position embeddings,
 # pre-norm decoder blocks of causal attention, whose math form on this device runs tril, where, isneginf and all, a
 # GELU MLP, the final layer norm and the vocabulary head) against the same steps on CPU tensors. Every op runs as a
 # SPIR-V kernel (strict mode). The CPU side runs attention as one fused kernel and sums in other orders, so the
 # losses and parameters agree to float32 rounding carried through a few steps.
 MINIGPT = """
-import sys, torch, torch_hal
+import torch, torch_hal
 import torch.nn.functional as F
-sys.path.insert(0, BENCHMARKS)
-from model_zoo import builtin
+from torch_hal.zoo import builtin
 torch.manual_seed(0)
 vocab, dim, layers, heads, seq, batch = 96, 32, 2, 4, 16, 4
 cpu = builtin.MiniGPT(vocab, dim, layers, heads, seq)
@@ -845,8 +842,7 @@ lr, momentum, steps = 0.1, 0.9, 4
 
 
 def test_minigpt_training_steps_run_on_spirv_kernels_only_and_match_cpu(runtime):
-    models = MINIGPT.replace("BENCHMARKS", repr(str(REPO_ROOT / "benchmarks")))
-    out = run_on_opencl(models + STEPS_AGAINST_CPU)
+    out = run_on_opencl(MINIGPT + STEPS_AGAINST_CPU)
     assert "fallbacks {}" in out, out
 
 
