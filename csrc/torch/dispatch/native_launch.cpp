@@ -112,6 +112,14 @@ KernelArgs& KernelArgs::input_as(const at::Tensor& t, at::IntArrayRef sizes, at:
 KernelArgs& KernelArgs::output_as(const at::Tensor& t, at::IntArrayRef sizes, at::IntArrayRef strides) {
   return add_raw(outputs_, t.numel() == 0 ? nullptr : t.const_data_ptr(), t.scalar_type(), sizes, strides);
 }
+KernelArgs& KernelArgs::input_flat(const at::Tensor& t) {
+  const int64_t numel = t.numel(), unit = 1;
+  return input_as(t, at::IntArrayRef(&numel, 1), at::IntArrayRef(&unit, 1));
+}
+KernelArgs& KernelArgs::output_flat(const at::Tensor& t) {
+  const int64_t numel = t.numel(), unit = 1;
+  return output_as(t, at::IntArrayRef(&numel, 1), at::IntArrayRef(&unit, 1));
+}
 KernelArgs& KernelArgs::raw_input(const void* data, at::ScalarType type, at::IntArrayRef sizes,
                                   at::IntArrayRef strides) {
   return add_raw(inputs_, data, type, sizes, strides);

@@ -22,6 +22,11 @@ bool has_native_kernels(c10::DeviceIndex device);
 // The ABI's dtype for an ATen scalar type, or nullopt for those outside it (complex, float8, uint16..).
 std::optional<hal_dtype_t> hal_dtype_of(at::ScalarType type);
 
+// The floating dtypes of the ABI, which the multi-tensor and optimizer kernels compute in.
+inline bool floating_in_abi(at::ScalarType t) {
+  return t == at::kFloat || t == at::kHalf || t == at::kBFloat16 || t == at::kDouble;
+}
+
 class KernelArgs {
  public:
   // A tensor operand, described by its own sizes and strides (the tensor must outlive the launch).
@@ -31,6 +36,10 @@ class KernelArgs {
   // permuted views that ATen need not materialize. `sizes`/`strides` are copied.
   KernelArgs& input_as(const at::Tensor& t, at::IntArrayRef sizes, at::IntArrayRef strides);
   KernelArgs& output_as(const at::Tensor& t, at::IntArrayRef sizes, at::IntArrayRef strides);
+  // A non-overlapping dense tensor as the flat array of its elements in memory ([numel], stride 1): the operands
+  // of ops whose kernels see only the elements (foreach groups, dropout), in whatever dense layout they share.
+  KernelArgs& input_flat(const at::Tensor& t);
+  KernelArgs& output_flat(const at::Tensor& t);
   // The same over a raw element-0 pointer (TensorIterator operands), without touching a Tensor.
   KernelArgs& raw_input(const void* data, at::ScalarType type, at::IntArrayRef sizes, at::IntArrayRef strides);
   KernelArgs& raw_output(void* data, at::ScalarType type, at::IntArrayRef sizes, at::IntArrayRef strides);

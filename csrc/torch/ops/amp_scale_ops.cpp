@@ -10,9 +10,6 @@
 namespace torch_hal::native {
 namespace {
 
-bool floating_in_abi(at::ScalarType t) {
-  return t == at::kFloat || t == at::kHalf || t == at::kBFloat16 || t == at::kDouble;
-}
 bool one_element(const at::Tensor& t, const at::Device& device, at::ScalarType dtype) {
   return t.defined() && t.device() == device && t.scalar_type() == dtype && t.numel() == 1 &&
          t.layout() == at::kStrided;

@@ -11,10 +11,6 @@
 namespace torch_hal::native {
 namespace {
 
-bool floating_in_abi(at::ScalarType t) {
-  return t == at::kFloat || t == at::kHalf || t == at::kBFloat16 || t == at::kDouble;
-}
-
 // Real numbers only: a bool or complex scalar changes the result's dtype or raises, which the per-tensor
 // ops of the slow path decide.
 bool real_scalars(const GroupScalar& s, size_t groups) {
@@ -135,10 +131,8 @@ void describe(KernelArgs& args, const at::Tensor& t, bool flat, bool output) {
     else args.input(t);
     return;
   }
-  const int64_t numel = t.numel(), unit = 1;
-  const at::IntArrayRef sizes(&numel, 1), strides(&unit, 1);
-  if (output) args.output_as(t, sizes, strides);
-  else args.input_as(t, sizes, strides);
+  if (output) args.output_flat(t);
+  else args.input_flat(t);
 }
 
 // One HAL_OP_FOREACH launch writing outputs[g]; scalars as adapter.h orders them: the inner op, then per

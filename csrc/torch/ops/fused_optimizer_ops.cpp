@@ -13,10 +13,6 @@
 namespace torch_hal::native {
 namespace {
 
-bool floating_in_abi(at::ScalarType t) {
-  return t == at::kFloat || t == at::kHalf || t == at::kBFloat16 || t == at::kDouble;
-}
-
 // One element of a floating dtype on `device`: a step count or a device learning rate.
 bool one_floating_value(const at::Tensor& t, const at::Device& device) {
   return t.defined() && t.device() == device && t.numel() == 1 && t.layout() == at::kStrided &&

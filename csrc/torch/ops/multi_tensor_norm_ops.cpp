@@ -17,10 +17,6 @@
 namespace torch_hal::native {
 namespace {
 
-bool floating_in_abi(at::ScalarType t) {
-  return t == at::kFloat || t == at::kHalf || t == at::kBFloat16 || t == at::kDouble;
-}
-
 // The one launch, or false (nothing launched) where the list is outside what it handles.
 bool foreach_norm_fast(at::TensorList self, const c10::Scalar& ord, std::optional<at::ScalarType> dtype,
                        std::vector<at::Tensor>& results) {

@@ -146,14 +146,6 @@ bool randperm_out(c10::SymInt n, std::optional<at::Generator> generator, at::Ten
   return launch_random(HAL_OP_RANDPERM, out, args, generator, static_cast<uint64_t>(count));
 }
 
-// A dense tensor as the flat array of its elements in memory (DROPOUT's operands, adapter_ops.def): the mask
-// and output are allocated with the input's strides, so element k of each is the same element.
-void flat_operand(KernelArgs& args, const at::Tensor& t, bool output) {
-  const int64_t n = t.numel(), unit = 1;
-  if (output) args.output_as(t, at::IntArrayRef(&n, 1), at::IntArrayRef(&unit, 1));
-  else args.input_as(t, at::IntArrayRef(&n, 1), at::IntArrayRef(&unit, 1));
-}
-
 // As ATen's CUDA kernel: (input * mask / (1 - p), mask) with mask ~ Bernoulli(1 - p) as bool, drawn and applied in
 // one pass (HAL_OP_DROPOUT) for dense inputs; others take a bernoulli mask and two multiplications.
 std::optional<std::tuple<at::Tensor, at::Tensor>> native_dropout(const at::Tensor& input, double p,
@@ -167,11 +159,8 @@ std::optional<std::tuple<at::Tensor, at::Tensor>> native_dropout(const at::Tenso
   if (input.is_non_overlapping_and_dense()) {
     at::Tensor output = at::empty_like(input);  // the input's strides, as the mask's
     if (input.numel() == 0) return std::make_tuple(std::move(output), std::move(mask));
-    KernelArgs args;
-    flat_operand(args, input, false);
-    flat_operand(args, output, true);
-    flat_operand(args, mask, true);
-    args.scalar(1 - p);
+    KernelArgs args;  // flat operands (adapter_ops.def): the mask and output have the input's strides
+    args.input_flat(input).output_flat(output).output_flat(mask).scalar(1 - p);
     const uint64_t counters = (static_cast<uint64_t>(input.numel()) + 3) / 4;  // four elements per counter
     if (launch_random(HAL_OP_DROPOUT, output, args, std::nullopt, counters)) {
       return std::make_tuple(std::move(output), std::move(mask));
@@ -191,10 +180,7 @@ std::optional<at::Tensor> native_dropout_backward(const at::Tensor& grad_output,
     at::Tensor grad_input = at::empty_like(grad_output);
     if (grad_output.numel() == 0) return grad_input;
     KernelArgs args;
-    flat_operand(args, grad_output, false);
-    flat_operand(args, mask, false);
-    flat_operand(args, grad_input, true);
-    args.scalar(scale);
+    args.input_flat(grad_output).input_flat(mask).output_flat(grad_input).scalar(scale);
     if (args.representable() && launch(grad_output.device().index(), HAL_OP_DROPOUT_BACKWARD, args)) return grad_input;
   }
   at::Tensor grad_input = at::mul(grad_output, mask);

@@ -175,8 +175,6 @@ __global__ void __launch_bounds__(kThreads) fused_optimizer_kernel(const __grid_
   run_chunk<Rule, S, T>(g, c, st, begin, end);
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
-
 // A tensor of a group: of the launch's dtype and of the group's parameter's shape, and dense (contiguous) where
 // it has elements (an empty tensor may have no storage, and strides that are not contiguous ones).
 bool group_tensor(const hal_tensor_t& t, const hal_tensor_t& param, DType dtype) {

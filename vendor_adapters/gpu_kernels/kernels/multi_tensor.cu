@@ -183,8 +183,6 @@ bool flat_operand(const hal_tensor_t& t, const hal_tensor_t& out, DType dtype) {
   return numel(out) == 0 || (t.data != nullptr && is_contiguous(t));
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
-
 // A tensor operand that is one floating element broadcast over the output's shape (every stride 0).
 bool broadcast_element(const hal_tensor_t& t, const hal_tensor_t& out) {
   if (t.data == nullptr || t.ndim != out.ndim || !is_floating(dtype_of(t.dtype))) return false;

@@ -12,6 +12,9 @@
 
 namespace hal_gpu {
 
+// Whether a tensor's pointer allows 16-byte (pack) accesses.
+inline bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
 // Args has groups[kMax], first_block[kMax] (int32_t) and num_groups; blocks_of(group) is its block count;
 // launch(args, blocks) runs one batch. Stops at the first launch that fails, and returns its status.
 template <class Args, class Group, class BlocksOf, class Launch>
