@@ -1,4 +1,6 @@
-"""Native GPU kernels for index_select, gather, scatter / scatter_add, x[idx], index_put_ and cat,
+"""Native GPU kernels for index_select, gather, scatter / scatter_add, x[...] and index_put_ in general, nonzero and
+the ops built on it (masked_select, masked_scatter_, count_nonzero), take / put_, index_add / index_copy /
+index_fill_, repeat_interleave, cat and isin,
 compared with the CPU over dtypes, layouts and shapes, in strict mode."""
 import pytest
 import torch
@@ -120,7 +122,7 @@ def test_index_put_bool_mask_still_works(gpu_device):
     x = make((10, 3), torch.float32)
     mask = x[:, 0] > 0
     got = x.to(gpu_device)
-    got[mask.to(gpu_device)] = 0.0  # a mask needs nonzero (a sync): ATen's path, still correct
+    got[mask.to(gpu_device)] = 0.0  # a 0-dim value with a mask: index_put_ takes masked_fill_
     want = x.clone()
     want[mask] = 0.0
     assert_close(got, want)
@@ -190,3 +192,242 @@ def test_isin_in_chunks_and_mixed_dtypes(gpu_device, native):
     with native():
         got = torch.isin(elements.to(gpu_device), tests.to(gpu_device).to(torch.int32))
     assert torch.equal(got.cpu(), torch.isin(elements, tests))
+
+
+# ---- advanced indexing in general: several index tensors, None gaps, masks, negative and CPU indices ----------
+# x[...] and x[...] = v are one INDEX_SELECT / INDEX_PUT over an as_strided view of self (advanced_indexing_ops.cpp);
+# masks go through the native nonzero (nonzero_ops.cpp).
+
+def _x(dtype, shape=(5, 6, 7), seed=0):
+    return make(shape, dtype, seed=seed)
+
+
+def _get_cases():
+    """name -> f(x, at): x[...] with its index tensors placed by `at` (left on the CPU, or moved to the device)."""
+    i0, i2 = torch.tensor([0, -1, 3, 4, -5]), torch.tensor([6, 0, -7, 2, 3])
+    col = torch.tensor([[1], [5], [-6]])
+    g = torch.Generator().manual_seed(9)
+    m0, m12 = torch.rand(5, generator=g) > 0.4, torch.rand(6, 7, generator=g) > 0.5
+    return {
+        "dim1": lambda x, at: x[:, at(col)],                            # a None gap: the index shape replaces dim 1
+        "last_dim": lambda x, at: x[..., at(torch.tensor([[0, 1], [-1, 3]]))],
+        "separated": lambda x, at: x[at(i0), :, at(i2)],                # not adjacent: the index shape goes first
+        "adjacent_broadcast": lambda x, at: x[:, at(col), at(torch.tensor([0, 6, -7, 2]))],
+        "three": lambda x, at: x[at(i0), at(torch.tensor([1])), at(i2)],
+        "int32": lambda x, at: x[at(torch.tensor([1, -2], dtype=torch.int32)), at(torch.tensor([2, 3], dtype=torch.int32))],
+        "transposed_self": lambda x, at: x.transpose(0, 2)[at(i2), at(col)],
+        "sliced_self": lambda x, at: x[1:4, ::2][at(torch.tensor([0, -1])), at(torch.tensor([2, 1]))],
+        "int_and_index": lambda x, at: x[1, at(torch.tensor([0, -1]))],
+        "mask": lambda x, at: x[at(m0)],
+        "mask_2d": lambda x, at: x[:, at(m12)],
+        "mask_and_index": lambda x, at: x[at(torch.tensor([[1], [3]])), at(m12)],
+        "empty": lambda x, at: x[:, at(torch.tensor([], dtype=torch.long)), at(torch.tensor([], dtype=torch.long))],
+        "all_false_mask": lambda x, at: x[at(torch.zeros(5, dtype=torch.bool))],
+    }
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("case", list(_get_cases()))
+def test_advanced_indexing_general(gpu_device, native, dtype, case):
+    x = _x(dtype)
+    f = _get_cases()[case]
+    want = f(x, lambda t: t)
+    with native():
+        got_cpu_indices = f(x.to(gpu_device), lambda t: t)
+        got_device_indices = f(x.to(gpu_device), lambda t: t.to(gpu_device))
+    assert_close(got_cpu_indices, want)
+    assert_close(got_device_indices, want)
+
+
+def test_advanced_indexing_out_of_range_reads_zero(gpu_device, native):
+    # CUDA asserts and the CPU raises; the native kernels cannot raise without a synchronization, so a tuple with
+    # an index out of range reads as 0 (documented in indexing_ops.cpp / advanced_indexing_ops.cpp).
+    x = _x(torch.float32, (4, 5))
+    with native():
+        got = x.to(gpu_device)[torch.tensor([0, 9, 1], device=gpu_device), torch.tensor([1, 1, -6], device=gpu_device)]
+    assert got.cpu()[0] == x[0, 1]
+    assert (got.cpu()[1:] == 0).all()
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_index_put_general(gpu_device, native, dtype):
+    x = _x(dtype)
+    v = make((5, 6), dtype, seed=3)
+    mask = make((6, 7), torch.bool, seed=4)
+    cases = [
+        ([torch.tensor([0, -1, 3, 2, 1]), None, torch.tensor([6, 0, -7, 2, 3])], v),      # separated: [5, 6] values
+        ([None, torch.tensor([1, 2, 3]), torch.tensor([0, -1, 4])], v[0, 0]),             # a 0-dim value, broadcast
+        ([None, torch.tensor([[1], [4]]), torch.tensor([0, 6, 2])], v[:, :3].unsqueeze(1)),  # [5, 2, 3] values
+        ([None, mask], v[:, :1]),                                                         # a mask on dims 1, 2
+        ([torch.tensor([True, False, True, True, False])], v[0, :1].expand(6, 7)),       # a mask on dim 0
+    ]
+    for indices, values in cases:
+        want = x.clone()
+        torch.ops.aten.index_put_(want, indices, values, False)
+        for layout in ("contiguous", "transposed"):
+            got = x.to(gpu_device) if layout == "contiguous" else x.transpose(0, 2).contiguous().to(gpu_device).transpose(0, 2)
+            with native():
+                torch.ops.aten.index_put_(got, [None if i is None else i.to(gpu_device) for i in indices],
+                                          values.to(gpu_device), False)
+            assert_close(got, want)
+
+
+@pytest.mark.parametrize("dtype", ATOMIC_DTYPES)
+def test_index_put_accumulate_repeats_several_indices(gpu_device, native, dtype):
+    x = _x(dtype)
+    a, b = torch.tensor([0, 1, 0, 0, -5, 2]), torch.tensor([2, 2, 2, -5, 2, 6])  # (0, 2) three times, (-5, 2) = (0, 2)
+    b1 = torch.tensor([2, 2, 2, -4, 2, 5])
+    v = make((6, 6), dtype, seed=5)
+    got = x.to(gpu_device)
+    with native():
+        torch.ops.aten.index_put_(got, [a.to(gpu_device), None, b.to(gpu_device)], v.to(gpu_device), True)
+        # Index tensors on the CPU, dims 0 and 1 (-4 is 2 there too).
+        got_vals_cpu_index = x.to(gpu_device).index_put_((a, b1), v[:, :1].expand(6, 7).contiguous().to(gpu_device),
+                                                         accumulate=True)
+    want = x.double().clone()  # (x.double() is x itself for float64)
+    torch.ops.aten.index_put_(want, [a, None, b], v.double(), True)
+    assert_close(got, want.to(dtype), k=5, magnitude=3.0)
+    want2 = x.double().index_put_((a, b1), v[:, :1].expand(6, 7).double(), accumulate=True)
+    assert_close(got_vals_cpu_index, want2.to(dtype), k=5, magnitude=3.0)
+
+
+def test_index_put_mask_and_backward_of_getitem(gpu_device, native):
+    x = _x(torch.float32)
+    mask = x[:, 0, 0] > 0
+    got = x.to(gpu_device)
+    with native():
+        got[mask.to(gpu_device), 1:3] = make((int(mask.sum()), 2, 7), torch.float32, seed=2).to(gpu_device)
+    want = x.clone()
+    want[mask, 1:3] = make((int(mask.sum()), 2, 7), torch.float32, seed=2)
+    assert_close(got, want)
+    # x[i, :, j].backward: index's gradient is an accumulating index_put_ with two index tensors.
+    i, j = torch.tensor([0, 0, 4, -1]), torch.tensor([1, 1, 2, 3])
+    leaf = x.to(gpu_device).requires_grad_()
+    grad = make((4, 6), torch.float32, seed=8)
+    with native():
+        leaf[i.to(gpu_device), :, j.to(gpu_device)].backward(grad.to(gpu_device))
+    ref = x.double().requires_grad_()
+    ref[i, :, j].backward(grad.double())
+    assert_close(leaf.grad, ref.grad.float(), k=3, magnitude=3.0)
+
+
+# ---- nonzero and the ops built on a mask's positions (one synchronization for the count, as on CUDA) ----------
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_nonzero_family(gpu_device, native, dtype):
+    x = make((4, 5, 6), dtype)
+    x[0, 0, :3] = 0
+    for t in (x, x.transpose(0, 2), x[1, 1], x[:0], x[:, ::2], torch.zeros((3, 4), dtype=dtype)):
+        td = t.to(gpu_device)
+        with native():
+            got = torch.nonzero(td)
+            got_static = torch.nonzero_static(td, size=7, fill_value=-3)
+            got_static_big = torch.nonzero_static(td, size=200)
+            got_count = torch.count_nonzero(td, dim=0)
+            got_count_all = torch.count_nonzero(td)
+            got_tuple = torch.nonzero(td, as_tuple=True)
+        assert_close(got, torch.nonzero(t))
+        assert_close(got_static, torch.nonzero_static(t, size=7, fill_value=-3))
+        assert_close(got_static_big, torch.nonzero_static(t, size=200))
+        assert_close(got_count, torch.count_nonzero(t, dim=0))
+        assert_close(got_count_all, torch.count_nonzero(t))
+        for g, w in zip(got_tuple, torch.nonzero(t, as_tuple=True)):
+            assert_close(g, w)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_masked_select_and_scatter(gpu_device, native, dtype):
+    x = make((4, 5, 6), dtype)
+    mask = make((4, 5, 6), torch.bool, seed=1)
+    source = make((150,), dtype, seed=2)
+    for t, m in ((x, mask), (x.transpose(0, 2), mask.transpose(0, 2)), (x, mask[:1, :, :1]), (x[:1], mask),
+                 (x[:0], mask[:0])):
+        with native():
+            got = torch.masked_select(t.to(gpu_device), m.to(gpu_device))
+        assert_close(got, torch.masked_select(t, m))
+    for layout in ("contiguous", "transposed"):
+        self_ = x.clone() if layout == "contiguous" else x.transpose(0, 2).contiguous().transpose(0, 2)
+        got = self_.to(gpu_device) if layout == "contiguous" else self_.transpose(0, 2).to(gpu_device).transpose(0, 2)
+        with native():
+            got.masked_scatter_(mask.to(gpu_device), source.to(gpu_device))
+            got_bcast = x.to(gpu_device).masked_scatter(mask[:, :1].to(gpu_device), source.to(gpu_device))
+        assert_close(got, x.clone().masked_scatter_(mask, source))
+        assert_close(got_bcast, x.masked_scatter(mask[:, :1], source))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_take_and_put(gpu_device, native, dtype):
+    x = make((4, 5, 6), dtype)
+    index = torch.tensor([[0, -1, 7], [119, 3, -100]])
+    source = make((6,), dtype, seed=3)
+    with native():
+        got = torch.take(x.to(gpu_device), index.to(gpu_device))
+        got_strided = torch.take(x.to(gpu_device).transpose(0, 2), index.to(gpu_device))
+        put = x.to(gpu_device).put_(index.to(gpu_device), source.to(gpu_device))
+    assert_close(got, torch.take(x, index))
+    assert_close(got_strided, torch.take(x.transpose(0, 2), index))
+    assert_close(put, x.clone().put_(index, source))
+    if dtype in ATOMIC_DTYPES:
+        repeated = torch.tensor([5, 5, -115, 0, 5, 1])  # -115 is 5 too
+        with native():
+            acc = x.to(gpu_device).put_(repeated.to(gpu_device), source.to(gpu_device), accumulate=True)
+        want = x.double().put_(repeated, source.double(), accumulate=True).to(dtype)
+        assert_close(acc, want, k=5, magnitude=3.0)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_index_copy_and_fill(gpu_device, native, dtype, dim):
+    x = make((4, 5, 6), dtype)
+    index = torch.tensor([x.shape[dim] - 1, 0, 2])
+    shape = list(x.shape)
+    shape[dim] = 3
+    source = make(shape, dtype, seed=4)
+    strided = x.transpose(0, 1).contiguous().transpose(0, 1)
+    with native():
+        got = x.to(gpu_device).index_copy(dim, index.to(gpu_device), source.to(gpu_device))
+        got_strided = strided.to(gpu_device).index_copy_(dim, index.to(gpu_device), source.to(gpu_device))
+        filled = x.to(gpu_device).index_fill_(dim, torch.tensor([0, -1], device=gpu_device), 1)
+        filled_t = x.to(gpu_device).index_fill_(dim, torch.tensor([1], device=gpu_device),
+                                                 x[0, 0, 0].to(gpu_device))
+    assert_close(got, x.index_copy(dim, index, source))
+    assert_close(got_strided, strided.clone().index_copy_(dim, index, source))
+    assert_close(filled, x.clone().index_fill_(dim, torch.tensor([0, -1]), 1))
+    assert_close(filled_t, x.clone().index_fill_(dim, torch.tensor([1]), x[0, 0, 0]))
+
+
+@pytest.mark.parametrize("dtype", ATOMIC_DTYPES)
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("index_dtype", [torch.int64, torch.int32])
+def test_index_add(gpu_device, native, dtype, dim, index_dtype):
+    x = make((4, 5, 6), dtype)
+    index = torch.tensor([1, 1, 0, 1], dtype=index_dtype)  # repeated: accumulated
+    shape = list(x.shape)
+    shape[dim] = 4
+    source = make(shape, dtype, seed=5)
+    with native():
+        got = x.to(gpu_device).index_add(dim, index.to(gpu_device), source.to(gpu_device), alpha=2)
+        inplace = x.to(gpu_device).index_add_(dim, index.to(gpu_device), source.to(gpu_device))
+        out = torch.empty(0, dtype=dtype, device=gpu_device)
+        torch.index_add(x.to(gpu_device), dim, index.to(gpu_device), source.to(gpu_device), out=out)
+    want = x.double().index_add(dim, index, source.double(), alpha=2).to(dtype)
+    want1 = x.double().index_add(dim, index, source.double()).to(dtype)
+    assert_close(got, want, k=4, magnitude=6.0)
+    assert_close(inplace, want1, k=4, magnitude=3.0)
+    assert_close(out, want1, k=4, magnitude=3.0)
+
+
+@pytest.mark.parametrize("repeats_dtype", [torch.int64, torch.int32])
+def test_repeat_interleave(gpu_device, native, repeats_dtype):
+    for r in ([2, 0, 3, 1], [0, 0, 1], [0], [], [3], [1, 0, 0], [0, 2, 0, 0], list(range(50))):
+        repeats = torch.tensor(r, dtype=repeats_dtype)
+        with native():
+            got = torch.repeat_interleave(repeats.to(gpu_device))
+            got_sized = torch.repeat_interleave(repeats.to(gpu_device), output_size=sum(r))
+        assert_close(got, torch.repeat_interleave(repeats))
+        assert_close(got_sized, torch.repeat_interleave(repeats))
+    x = make((3, 4), torch.float32)
+    repeats = torch.tensor([1, 0, 2, 3])
+    with native():
+        got = x.to(gpu_device).repeat_interleave(repeats.to(gpu_device), dim=1)
+    assert_close(got, x.repeat_interleave(repeats, dim=1))

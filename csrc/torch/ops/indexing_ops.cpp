@@ -1,33 +1,19 @@
-// index_select, gather, scatter / scatter_add (functional and in place), index.Tensor and
-// _index_put_impl_ (what index_put_ reaches) over the adapter's indexing kernels.
-//
-// Advanced indexing runs natively for one int64/int32 index tensor on dimension 0 (x[idx], x[idx] = v,
-// x.index_put_((idx,), v, accumulate)); boolean masks, several index tensors and indices on later
-// dimensions take ATen's path. Indices cannot be range-checked without a device synchronization: the
-// kernels never touch memory out of bounds, but an out-of-range index reads as 0 / is skipped instead of
-// raising (kernels/indexing.cu).
-#include <ATen/ExpandUtils.h>
+// index_select, gather, scatter / scatter_add (functional and in place) over the adapter's indexing kernels.
+// Advanced indexing (x[...], index_put_) lives in advanced_indexing_ops.cpp. Indices cannot be range-checked
+// without a device synchronization: the kernels never touch memory out of bounds, but an out-of-range index
+// reads as 0 / is skipped instead of raising (kernels/indexing.cu).
 #include <ATen/WrapDimUtils.h>
 #include <ATen/native/ScatterGatherChecks.h>
 #include <ATen/ops/empty.h>
 #include <torch/library.h>
 
 #include "dispatch/native_first.h"
+#include "ops/indexing_launch.h"
 
 namespace torch_hal::native {
 namespace {
 
 constexpr int64_t kScatterSet = 0, kScatterAdd = 1;
-
-bool is_index_type(const at::Tensor& t) { return t.scalar_type() == at::kLong || t.scalar_type() == at::kInt; }
-
-// out = self.index_select(dim, index) for a 1-D index (also the core of x[idx]).
-bool select_into(const at::Tensor& out, const at::Tensor& self, int64_t dim, const at::Tensor& index) {
-  if (out.numel() == 0) return has_native_kernels(self.device().index());
-  KernelArgs args;
-  args.input(self).input(index).output(out).scalar(dim);
-  return launch(self.device().index(), HAL_OP_INDEX_SELECT, args);
-}
 
 std::optional<at::Tensor> index_select(const at::Tensor& self, int64_t dim, const at::Tensor& index) {
   TORCH_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
@@ -38,7 +24,7 @@ std::optional<at::Tensor> index_select(const at::Tensor& self, int64_t dim, cons
   auto sizes = self.sizes().vec();
   sizes[wrapped] = flat.numel();
   at::Tensor out = at::empty(sizes, self.options());
-  if (!select_into(out, self, wrapped, flat)) return std::nullopt;
+  if (!select_rows(out, self, wrapped, flat)) return std::nullopt;
   return out;
 }
 
@@ -105,50 +91,6 @@ bool scatter_add_(at::Tensor& self, int64_t dim, const at::Tensor& index, const 
   return scatter_into(self, dim, index, &src, nullptr, kScatterAdd, "scatter_add");
 }
 
-// The one index tensor of x[idx] / x[idx] = v when the kernels take it (integer, on dimension 0), moved
-// to self's device when it was given on the CPU; undefined otherwise.
-at::Tensor single_dim0_index(const at::Tensor& self, const c10::List<std::optional<at::Tensor>>& indices) {
-  if (indices.size() != 1 || self.dim() == 0) return at::Tensor();
-  const std::optional<at::Tensor> index = indices.get(0);
-  if (!index.has_value() || !index->defined() || !is_index_type(*index)) return at::Tensor();
-  return index->device() == self.device() ? *index : index->to(self.device());
-}
-
-std::optional<at::Tensor> index_tensor(const at::Tensor& self, const c10::List<std::optional<at::Tensor>>& indices) {
-  const at::Tensor index = single_dim0_index(self, indices);
-  if (!index.defined()) return std::nullopt;
-  const at::Tensor flat = index.reshape({-1});
-  auto sizes = self.sizes().vec();
-  sizes[0] = flat.numel();
-  at::Tensor out = at::empty(sizes, self.options());
-  if (!select_into(out, self, 0, flat)) return std::nullopt;
-  // Result shape: index's shape followed by self's trailing dimensions.
-  auto result_sizes = index.sizes().vec();
-  result_sizes.insert(result_sizes.end(), self.sizes().begin() + 1, self.sizes().end());
-  return out.view(result_sizes);
-}
-
-bool index_put_impl(at::Tensor& self, const c10::List<std::optional<at::Tensor>>& indices, const at::Tensor& values,
-                    bool accumulate, bool /*unsafe*/) {
-  const at::Tensor index = single_dim0_index(self, indices);
-  if (!index.defined() || index.dim() != 1) return false;
-  TORCH_CHECK(values.scalar_type() == self.scalar_type(), "Index put requires the source and destination dtypes match, got ",
-              self.scalar_type(), " for the destination and ", values.scalar_type(), " for the source.");
-  auto target = self.sizes().vec();
-  target[0] = index.numel();
-  TORCH_CHECK(at::is_expandable_to(values.sizes(), target), "shape mismatch: value tensor of shape ", values.sizes(),
-              " cannot be broadcast to indexing result of shape ", at::IntArrayRef(target));
-  if (index.numel() == 0 || self.numel() == 0) return has_native_kernels(self.device().index());
-  // A value given as a CPU scalar tensor (x[idx] = 0.5 in some paths) comes over first.
-  // Values that alias self (x[idx] = x[j]) are read while self is written: copy them first.
-  at::Tensor on_device = values.device() == self.device() ? values : values.to(self.device());
-  if (on_device.is_alias_of(self)) on_device = on_device.clone();
-  const at::Tensor expanded = on_device.expand(target);
-  KernelArgs args;
-  args.input(index).input(expanded).output(self).scalar(static_cast<int64_t>(accumulate ? 1 : 0));
-  return launch(self.device().index(), HAL_OP_INDEX_PUT, args);
-}
-
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_NATIVE(m, index_select, "index_select", launches(HAL_OP_INDEX_SELECT), index_select);
   HAL_NATIVE(m, gather, "gather", launches(HAL_OP_GATHER), gather);
@@ -158,8 +100,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_NATIVE(m, scatter__value, "scatter_.value", launches(HAL_OP_SCATTER), scatter_value_);
   HAL_NATIVE(m, scatter_add, "scatter_add", launches(HAL_OP_SCATTER), scatter_add);
   HAL_NATIVE(m, scatter_add_, "scatter_add_", launches(HAL_OP_SCATTER), scatter_add_);
-  HAL_NATIVE(m, index_Tensor, "index.Tensor", launches(HAL_OP_INDEX_SELECT), index_tensor);
-  HAL_NATIVE(m, _index_put_impl_, "_index_put_impl_", launches(HAL_OP_INDEX_PUT), index_put_impl);
 }
 
 }  // namespace
