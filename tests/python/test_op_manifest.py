@@ -53,7 +53,7 @@ def test_every_op_names_a_declared_family_and_elementwise_columns_are_valid():
     for name, _, arity, domain, scalar, path in ELEMENTWISE:
         assert 1 <= int(arity) <= 3, name
         assert domain in ("Any", "FloatOnly", "IntOnly"), name
-        assert scalar in ("None", "Value", "Mode"), name
+        assert scalar in ("None", "Value", "Values2", "Values3", "Mode", "Values3Mode"), name
         assert path in ("Generic", "Vectorized"), name
 
 

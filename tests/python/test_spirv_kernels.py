@@ -58,6 +58,11 @@ def test_every_module_compiles_and_validates(name, tmp_path):
     assert compile_module(name, tmp_path)[:4] == b"\x03\x02\x23\x07"  # the SPIR-V magic number, little-endian
 
 
+class FloatParams(ctypes.Structure):
+    """kernels/kernel_layouts.h's FloatParams: an elementwise op's own scalars, by value."""
+    _fields_ = [("s0", ctypes.c_float), ("s1", ctypes.c_float), ("s2", ctypes.c_float), ("mode", ctypes.c_int32)]
+
+
 class Device:
     """The first OpenCL device of the runtime, through ctypes: a context, a queue, the module's kernels."""
 
@@ -97,8 +102,9 @@ class Device:
             self.kernels[name] = cl.clCreateKernel(program, name.encode(), ctypes.byref(err))
             assert err.value == 0, name
 
-    def run(self, arity, op, inputs, s0=0.0, mode=0):
-        """out = op(*inputs) on the device, float32 and contiguous, through the module's kernel of that arity."""
+    def run(self, arity, op, inputs, s0=0.0, mode=0, s1=0.0, s2=0.0):
+        """out = op(*inputs) on the device, float32 and contiguous, through the module's kernel of that arity; the
+        op's own scalars travel as kernel_layouts.h's FloatParams (s0, s1, s2, mode)."""
         cl, n = self.cl, inputs[0].numel()
         buffers = []
         for t in [*inputs, inputs[0]]:  # the last one receives the output
@@ -109,7 +115,8 @@ class Device:
         kernel = self.kernels[("unary_f32", "binary_f32", "ternary_f32")[arity - 1]]
         for i, p in enumerate(buffers):
             assert cl.clSetKernelArgSVMPointer(kernel, i, p) == 0
-        scalars = [ctypes.c_uint64(n), ctypes.c_int32(op), ctypes.c_float(s0), ctypes.c_int32(mode)]
+        params = FloatParams(s0, s1, s2, mode)
+        scalars = [ctypes.c_uint64(n), ctypes.c_int32(op), params]
         for j, s in enumerate(scalars):
             assert cl.clSetKernelArg(kernel, len(buffers) + j, ctypes.sizeof(s), ctypes.byref(s)) == 0
         size = ctypes.c_size_t(n)
@@ -141,6 +148,20 @@ UNARY = {
     "ABS": torch.abs, "ERF": torch.erf, "SILU": torch.nn.functional.silu, "ROUND": torch.round,
     "SIGN": torch.sign, "FLOOR": torch.floor, "SQUARE": torch.square, "SIN": torch.sin, "EXPM1": torch.expm1,
     "GELU": torch.nn.functional.gelu,
+    "ASIN": torch.asin, "ACOS": torch.acos, "ATAN": torch.atan, "SINH": torch.sinh, "COSH": torch.cosh,
+    "TAN": torch.tan, "ASINH": torch.asinh, "ACOSH": torch.acosh, "ATANH": torch.atanh, "LOG10": torch.log10,
+    "ERFC": torch.erfc, "LGAMMA": torch.lgamma, "SINC": torch.sinc, "FRAC": torch.frac,
+    "MISH": torch.nn.functional.mish, "LOG_SIGMOID": torch.nn.functional.logsigmoid,
+    "ENTR": torch.special.entr, "ANGLE": torch.angle, "SIGNBIT": lambda x: torch.signbit(x).float(),
+}
+# Ops with their own scalars: (reference, s0, s1, s2, mode).
+UNARY_WITH_SCALARS = {
+    "SOFTPLUS": (lambda x: torch.nn.functional.softplus(x, beta=2.0, threshold=3.0), 2.0, 3.0, 0.0, 0),
+    "ELU": (lambda x: torch.ops.aten.elu(x, 0.7, 1.2, 0.9), 0.7, 1.2, 0.9, 0),
+    "LOGIT": (lambda x: torch.logit(x, eps=0.1), 0.1, 0.0, 0.0, 0),
+    "SOFTSHRINK": (lambda x: torch.nn.functional.softshrink(x, 0.5), 0.5, 0.0, 0.0, 0),
+    "HARDSHRINK": (lambda x: torch.nn.functional.hardshrink(x, 0.5), 0.5, 0.0, 0.0, 0),
+    "NAN_TO_NUM": (lambda x: torch.nan_to_num(x, nan=1.5, posinf=7.0, neginf=-7.0), 1.5, 7.0, -7.0, 0),
 }
 BINARY = {
     "ADD": (lambda a, b: torch.add(a, b, alpha=2.0), 2.0, 0), "SUB": (torch.sub, 1.0, 0), "MUL": (torch.mul, 0, 0),
@@ -148,6 +169,10 @@ BINARY = {
     "MAXIMUM": (torch.maximum, 0, 0), "MINIMUM": (torch.minimum, 0, 0), "ATAN2": (torch.atan2, 0, 0),
     "REMAINDER": (torch.remainder, 0, 0), "FMOD": (torch.fmod, 0, 0),
     "LT": (lambda a, b: (a < b).float(), 0, 0), "EQ": (lambda a, b: (a == b).float(), 0, 0),
+    "LOGADDEXP": (torch.logaddexp, 0, 0), "LOGADDEXP2": (torch.logaddexp2, 0, 0), "XLOGY": (torch.xlogy, 0, 0),
+    "XLOG1PY": (torch.special.xlog1py, 0, 0), "COPYSIGN": (torch.copysign, 0, 0), "FMAX": (torch.fmax, 0, 0),
+    "FMIN": (torch.fmin, 0, 0), "HEAVISIDE": (torch.heaviside, 0, 0), "HYPOT": (torch.hypot, 0, 0),
+    "LOG-SIGMOID-BACKWARD": (lambda g, x: g * torch.sigmoid(-x), 0, 0),  # d/dx log(sigmoid(x)) = sigmoid(-x)
 }
 
 
@@ -163,8 +188,27 @@ def test_binary_ops_match_pytorch(device, name):
     a, b = values(2), values(3)
     b[b.abs() < 0.1] = 0.5  # no division blow-ups near zero; exact zeros stay in a
     fn, s0, mode = BINARY[name]
-    got = device.run(2, OPS[name.split("_")[0]], [a, b], s0=s0, mode=mode)
+    op = name.split("_")[0].replace("-", "_")  # DIV_FLOOR is DIV with a mode; LOG-SIGMOID-BACKWARD one op
+    got = device.run(2, OPS[op], [a, b], s0=s0, mode=mode)
     torch.testing.assert_close(got, fn(a, b), rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", sorted(UNARY_WITH_SCALARS))
+def test_unary_ops_with_their_scalars_match_pytorch(device, name):
+    """The ops whose own scalars fill more of FloatParams than s0: their order must match the host's."""
+    x = values(7, low=-0.2, high=1.2) if name == "LOGIT" else values(7)
+    x[4:7] = torch.tensor([float("inf"), float("-inf"), 0.5])
+    fn, s0, s1, s2, mode = UNARY_WITH_SCALARS[name]
+    got = device.run(1, OPS[name], [x], s0=s0, s1=s1, s2=s2, mode=mode)
+    torch.testing.assert_close(got, fn(x), rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("is_result", [0, 1])
+def test_elu_backward_reads_all_four_scalars(device, is_result):
+    grad, x = values(8), values(9)
+    got = device.run(2, OPS["ELU_BACKWARD"], [grad, x], s0=0.7, s1=1.2, s2=0.9, mode=is_result)
+    want = torch.ops.aten.elu_backward(grad, 0.7, 1.2, 0.9, bool(is_result), x)
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6, equal_nan=True)
 
 
 def test_ternary_ops_match_pytorch(device):

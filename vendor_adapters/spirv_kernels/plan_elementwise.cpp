@@ -12,6 +12,8 @@ namespace {
 
 static_assert(sizeof(StridedLayout) == 344 && sizeof(StridedLayout) <= sizeof(KernelArg::value),
               "StridedLayout must match kernels/kernel_layouts.h as the kernels see it");
+static_assert(sizeof(FloatParams) == 16 && sizeof(IntegerParams) == 32,
+              "FloatParams and IntegerParams must match kernels/kernel_layouts.h as the kernels see them");
 
 constexpr const char* kDenseKernels[3] = {"unary_f32", "binary_f32", "ternary_f32"};
 constexpr const char* kStridedKernels[3] = {"unary_strided_f32", "binary_strided_f32", "ternary_strided_f32"};
@@ -48,7 +50,7 @@ bool is_elementwise_dtype(hal_op_t op, hal_dtype_t t) {
 // arithmetic); broadcast or strided operands and scalar operands take the strided ones; operands of other element
 // types (bool, integers) where the compute type is float32 (adapter_ops.h: some operand, the bool output aside, is
 // floating) take the typed ones; int64 operands alone take the int64 ones. Arguments:
-// (inputs..., out, [layout, [integer scalars,]] n, op, s0, mode[, types]).
+// (inputs..., out, [layout, [integer scalars,]] n, op, params[, types]).
 hal_status_t plan_elementwise(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
                               int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
                               std::vector<Launch>* launches) {
@@ -123,14 +125,13 @@ hal_status_t plan_elementwise(hal_op_t op, const hal_tensor_t* inputs, int32_t n
   const hal_scalar_t* own = scalars != nullptr ? scalars + scalar_operands : nullptr;
   l.args.push_back(KernelArg::of_value(static_cast<uint64_t>(n)));
   l.args.push_back(KernelArg::of_value(static_cast<int32_t>(op)));
+  // The op's own scalars travel as one Params struct (elementwise_ops.cuh), as the CUDA and HIP kernels take them.
   if (compute == Compute::F32) {
-    const hal_gpu::ew::Params<float> params = hal_gpu::params_of<float>(op, own);
-    l.args.push_back(KernelArg::of_value(params.s0));
-    l.args.push_back(KernelArg::of_value(static_cast<int32_t>(params.mode)));
+    const hal_gpu::ew::Params<float> p = hal_gpu::params_of<float>(op, own);
+    l.args.push_back(KernelArg::of_value(FloatParams{p.s0, p.s1, p.s2, p.mode}));
   } else {
-    const hal_gpu::ew::Params<int64_t> params = hal_gpu::params_of<int64_t>(op, own);
-    l.args.push_back(KernelArg::of_value(params.s0));
-    l.args.push_back(KernelArg::of_value(static_cast<int32_t>(params.mode)));
+    const hal_gpu::ew::Params<int64_t> p = hal_gpu::params_of<int64_t>(op, own);
+    l.args.push_back(KernelArg::of_value(IntegerParams{p.s0, p.s1, p.s2, p.mode, 0}));
   }
   if (typed) l.args.push_back(KernelArg::of_value(types));
   l.global[0] = static_cast<size_t>(n);

@@ -7,6 +7,7 @@
 #include <torch/library.h>
 
 #include "dispatch/native_first.h"
+#include "dispatch/output_overlap.h"
 
 namespace torch_hal::native {
 namespace {
@@ -146,17 +147,44 @@ bool baddbmm_inplace(at::Tensor& self, const at::Tensor& batch1, const at::Tenso
 // Vectors as one-column matrices: [K] with stride s is [K, 1] with strides (s, 1).
 at::Tensor as_column(const at::Tensor& v) { return v.as_strided({v.size(0), 1}, {v.stride(0), 1}, v.storage_offset()); }
 
-std::optional<at::Tensor> addmv(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec,
-                                const c10::Scalar& beta, const c10::Scalar& alpha) {
+void check_addmv(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec) {
   TORCH_CHECK(mat.dim() == 2 && vec.dim() == 1, "vector + matrix @ vector expected, got ", self.dim(), ", ",
               mat.dim(), ", ", vec.dim());
   TORCH_CHECK(mat.size(1) == vec.size(0), "size mismatch, got input (", self.numel(), "), mat (", mat.size(0), "x",
               mat.size(1), "), vec (", vec.size(0), ")");
   check_same_dtype(mat, vec);
+}
+
+// out = beta * self + alpha * mat @ vec, with out, self and vec as one-column matrices. out may be self
+// (addmv_, and mv, which ATen runs as addmv_ into its result).
+bool addmv_into(const at::Tensor& out, const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec,
+                const c10::Scalar& beta, const c10::Scalar& alpha) {
+  const at::Tensor c = self.dim() == 0 || (self.dim() == 1 && self.size(0) == 1 && mat.size(0) != 1)
+                           ? self.reshape({1}).expand({mat.size(0)})
+                           : self;
+  return gemm(as_column(out), mat, as_column(vec), as_column(c), beta, alpha);
+}
+std::optional<at::Tensor> addmv(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec,
+                                const c10::Scalar& beta, const c10::Scalar& alpha) {
+  check_addmv(self, mat, vec);
   at::Tensor out = at::empty({mat.size(0)}, mat.options());
-  const at::Tensor c = self.dim() == 0 ? self.expand({mat.size(0)}) : self;
-  if (!gemm(as_column(out), mat, as_column(vec), as_column(c), beta, alpha)) return std::nullopt;
+  if (!addmv_into(out, self, mat, vec, beta, alpha)) return std::nullopt;
   return out;
+}
+bool addmv_inplace(at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec, const c10::Scalar& beta,
+                   const c10::Scalar& alpha) {
+  check_addmv(self, mat, vec);
+  TORCH_CHECK(self.dim() == 1 && self.size(0) == mat.size(0), "addmv_: self has the wrong shape");
+  check_same_dtype(self, mat);
+  return addmv_into(self, self, mat, vec, beta, alpha);
+}
+bool addmv_out(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec, const c10::Scalar& beta,
+               const c10::Scalar& alpha, at::Tensor& out) {
+  check_addmv(self, mat, vec);
+  check_same_dtype(out, mat);
+  if (!out.is_same(self) && output_overlap(out, self) != at::MemOverlapStatus::No) return false;
+  out.resize_({mat.size(0)});
+  return addmv_into(out, self, mat, vec, beta, alpha);
 }
 
 std::optional<at::Tensor> dot(const at::Tensor& self, const at::Tensor& tensor) {
@@ -187,6 +215,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_NATIVE(m, baddbmm, "baddbmm", launches(HAL_OP_GEMM), baddbmm);
   HAL_NATIVE(m, baddbmm_, "baddbmm_", launches(HAL_OP_GEMM), baddbmm_inplace);
   HAL_NATIVE(m, addmv, "addmv", launches(HAL_OP_GEMM), addmv);
+  HAL_NATIVE(m, addmv_, "addmv_", launches(HAL_OP_GEMM), addmv_inplace);
+  HAL_NATIVE(m, addmv_out, "addmv.out", launches(HAL_OP_GEMM), addmv_out);
   HAL_NATIVE(m, dot, "dot", launches(HAL_OP_GEMM), dot);
 }
 

@@ -96,9 +96,21 @@ bool random_default(at::Tensor& self, std::optional<at::Generator> generator) {
   return random_in(self, 0, bounds->second, generator);
 }
 
+// random_(from, to) into a floating tensor (randint with a float dtype): integers drawn as int64, then converted.
+// Without `to`, ATen's bound is the dtype's largest consecutive integer: that case takes ATen's path.
+bool random_from_floating(at::Tensor& self, int64_t from, std::optional<int64_t> to,
+                          const std::optional<at::Generator>& generator) {
+  if (!at::isFloatingType(self.scalar_type()) || !to.has_value()) return false;
+  TORCH_CHECK(from < *to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", *to);
+  at::Tensor ints = at::empty(self.sizes(), self.options().dtype(at::kLong));
+  if (!random_in(ints, from, *to - 1, generator)) return false;
+  self.copy_(ints);
+  return true;
+}
+
 bool random_from(at::Tensor& self, int64_t from, std::optional<int64_t> to, std::optional<at::Generator> generator) {
   const auto bounds = integer_bounds(self.scalar_type());
-  if (!bounds) return false;
+  if (!bounds) return random_from_floating(self, from, to, generator);
   if (to.has_value()) {
     TORCH_CHECK(from < *to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", *to);
   }

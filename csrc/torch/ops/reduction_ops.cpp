@@ -371,6 +371,23 @@ bool vector_norm_out(const at::Tensor& self, const c10::Scalar& ord, at::Optiona
   return reduce_into(HAL_OP_VECTOR_NORM, self, out, p, {ord.toDouble()});
 }
 
+// norm over dims (what dist and the triplet margin losses call): linalg.vector_norm's kernel, after norm's own
+// refusal of integer inputs; p absent is 2.
+void check_norm_input(const at::Tensor& self) {
+  TORCH_CHECK(at::isFloatingType(self.scalar_type()) || at::isComplexType(self.scalar_type()),
+              "norm(): input dtype should be either floating point or complex. Got ", self.scalar_type(), " instead.");
+}
+std::optional<at::Tensor> norm_dim(const at::Tensor& self, const std::optional<c10::Scalar>& p, at::IntArrayRef dim,
+                                   bool keepdim) {
+  check_norm_input(self);
+  return vector_norm(self, p.value_or(2.0), dim, keepdim, std::nullopt);
+}
+std::optional<at::Tensor> norm_dim_dtype(const at::Tensor& self, const std::optional<c10::Scalar>& p,
+                                         at::IntArrayRef dim, bool keepdim, at::ScalarType dtype) {
+  check_norm_input(self);
+  return vector_norm(self, p.value_or(2.0), dim, keepdim, dtype);
+}
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   impl_recorded(m, Route::AdapterFirst, "sum", TORCH_FN(sum_all_entry), launches(HAL_OP_SUM));
   impl_recorded(m, Route::AdapterFirst, "sum.dim_IntList", TORCH_FN(sum_dims_entry), launches(HAL_OP_SUM));
@@ -412,6 +429,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_NATIVE(m, any_dims_out, "any.dims_out", launches(HAL_OP_ANY), logical_dims_out<false>);
   HAL_NATIVE(m, linalg_vector_norm, "linalg_vector_norm", launches(HAL_OP_VECTOR_NORM), vector_norm);
   HAL_NATIVE(m, linalg_vector_norm_out, "linalg_vector_norm.out", launches(HAL_OP_VECTOR_NORM), vector_norm_out);
+  HAL_NATIVE(m, norm_ScalarOpt_dim, "norm.ScalarOpt_dim", launches(HAL_OP_VECTOR_NORM), norm_dim);
+  HAL_NATIVE(m, norm_ScalarOpt_dim_dtype, "norm.ScalarOpt_dim_dtype", launches(HAL_OP_VECTOR_NORM), norm_dim_dtype);
 }
 
 }  // namespace

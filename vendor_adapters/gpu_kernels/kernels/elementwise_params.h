@@ -20,16 +20,21 @@ T scalar_as(const hal_scalar_t& s) {
   }
 }
 
-// The op's own scalar (`own` points at it; adapter_ops.def says whether there is one and which kind) as the
-// kernels' Params: a mode (DIV's rounding, GELU's approximation) or a value (alpha, negative_slope, ...).
+// The op's own scalars (`own` points at the first; adapter_ops.def says how many and of which kind) as the
+// kernels' Params: numbers (alpha, negative_slope, softplus's beta and threshold, ...) in s0..s2, in order, and
+// a mode (DIV's rounding, GELU's approximation, ELU_BACKWARD's is_result) after them.
 template <class T>
 ew::Params<T> params_of(int32_t op, const hal_scalar_t* own) {
   ew::Params<T> p;
-  switch (ew::op_info(op).scalar) {
-    case ew::Scalar::None: break;
-    case ew::Scalar::Mode: p.mode = static_cast<int32_t>(scalar_as<int64_t>(*own)); break;
-    case ew::Scalar::Value: p.s0 = scalar_as<T>(*own); break;
+  const ew::Scalar kind = ew::op_info(op).scalar;
+  if (kind == ew::Scalar::Mode) {
+    p.mode = static_cast<int32_t>(scalar_as<int64_t>(own[0]));
+    return p;
   }
+  const int32_t values = kind == ew::Scalar::Values3Mode ? 3 : ew::own_scalar_count(kind);
+  T* const slots[3] = {&p.s0, &p.s1, &p.s2};
+  for (int32_t i = 0; i < values; ++i) *slots[i] = scalar_as<T>(own[i]);
+  if (kind == ew::Scalar::Values3Mode) p.mode = static_cast<int32_t>(scalar_as<int64_t>(own[3]));
   return p;
 }
 

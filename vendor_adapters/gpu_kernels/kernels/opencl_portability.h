@@ -55,5 +55,20 @@ constexpr bool is_signed_v = T(-1) < T(0);
 #define fmodf fmod
 #define atan2f atan2
 #define copysignf copysign
+#define asinf asin
+#define acosf acos
+#define atanf atan
+#define sinhf sinh
+#define coshf cosh
+#define tanf tan
+#define asinhf asinh
+#define acoshf acosh
+#define atanhf atanh
+#define log10f log10
+#define erfcf erfc
+#define lgammaf lgamma
+#define hypotf hypot
+#define fmaxf fmax
+#define fminf fmin
 #define cospif cospi
 #define __umulhi mul_hi  // the high 32 bits of a 32 x 32-bit product

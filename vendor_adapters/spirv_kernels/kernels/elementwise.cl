@@ -13,38 +13,43 @@
 #include "strided_walk.h"
 
 using hal_gpu::ew::Params;
+using hal_spirv::FloatParams;
+using hal_spirv::IntegerParams;
+
+// The kernel argument's scalars as the shared math's Params.
+template <class T, class Layout>
+Params<T> params(const Layout& k) {
+  Params<T> p;
+  p.s0 = k.s0;
+  p.s1 = k.s1;
+  p.s2 = k.s2;
+  p.mode = k.mode;
+  return p;
+}
 using hal_gpu::ew::apply_runtime;
 using hal_spirv::IntegerScalars;
 
-template <class T>
-Params<T> params(T s0, int mode) {
-  Params<T> p;
-  p.s0 = s0;
-  p.mode = mode;
-  return p;
-}
-
-kernel void unary_f32(global const float* a, global float* out, ulong n, int op, float s0, int mode) {
+kernel void unary_f32(global const float* a, global float* out, ulong n, int op, FloatParams k) {
   const size_t i = get_global_id(0);
   if (i >= n) return;
   const float v[1] = {a[i]};
-  out[i] = apply_runtime<1, float>(op, v, params(s0, mode));
+  out[i] = apply_runtime<1, float>(op, v, params<float>(k));
 }
 
-kernel void binary_f32(global const float* a, global const float* b, global float* out, ulong n, int op, float s0,
-                       int mode) {
+kernel void binary_f32(global const float* a, global const float* b, global float* out, ulong n, int op,
+                       FloatParams k) {
   const size_t i = get_global_id(0);
   if (i >= n) return;
   const float v[2] = {a[i], b[i]};
-  out[i] = apply_runtime<2, float>(op, v, params(s0, mode));
+  out[i] = apply_runtime<2, float>(op, v, params<float>(k));
 }
 
 kernel void ternary_f32(global const float* a, global const float* b, global const float* c, global float* out,
-                        ulong n, int op, float s0, int mode) {
+                        ulong n, int op, FloatParams k) {
   const size_t i = get_global_id(0);
   if (i >= n) return;
   const float v[3] = {a[i], b[i], c[i]};
-  out[i] = apply_runtime<3, float>(op, v, params(s0, mode));
+  out[i] = apply_runtime<3, float>(op, v, params<float>(k));
 }
 
 
@@ -89,41 +94,41 @@ inline void ternary_strided(global const T* a, global const T* b, global const T
   out[at[3]] = apply_runtime<3, T>(op, v, p);
 }
 
-kernel void unary_strided_f32(global const float* a, global float* out, StridedLayout l, ulong n, int op, float s0,
-                              int mode) {
-  unary_strided<float>(a, out, l, l.scalar, n, op, params(s0, mode));
+kernel void unary_strided_f32(global const float* a, global float* out, StridedLayout l, ulong n, int op,
+                              FloatParams k) {
+  unary_strided<float>(a, out, l, l.scalar, n, op, params<float>(k));
 }
 
 kernel void binary_strided_f32(global const float* a, global const float* b, global float* out, StridedLayout l,
-                               ulong n, int op, float s0, int mode) {
-  binary_strided<float>(a, b, out, l, l.scalar, n, op, params(s0, mode));
+                               ulong n, int op, FloatParams k) {
+  binary_strided<float>(a, b, out, l, l.scalar, n, op, params<float>(k));
 }
 
 kernel void ternary_strided_f32(global const float* a, global const float* b, global const float* c,
-                                global float* out, StridedLayout l, ulong n, int op, float s0, int mode) {
-  ternary_strided<float>(a, b, c, out, l, l.scalar, n, op, params(s0, mode));
+                                global float* out, StridedLayout l, ulong n, int op, FloatParams k) {
+  ternary_strided<float>(a, b, c, out, l, l.scalar, n, op, params<float>(k));
 }
 
 kernel void unary_strided_i64(global const long* a, global long* out, StridedLayout l, IntegerScalars scalars,
-                              ulong n, int op, long s0, int mode) {
-  unary_strided<int64_t>(a, out, l, scalars.value, n, op, params(s0, mode));
+                              ulong n, int op, IntegerParams k) {
+  unary_strided<int64_t>(a, out, l, scalars.value, n, op, params<int64_t>(k));
 }
 
 kernel void binary_strided_i64(global const long* a, global const long* b, global long* out, StridedLayout l,
-                               IntegerScalars scalars, ulong n, int op, long s0, int mode) {
-  binary_strided<int64_t>(a, b, out, l, scalars.value, n, op, params(s0, mode));
+                               IntegerScalars scalars, ulong n, int op, IntegerParams k) {
+  binary_strided<int64_t>(a, b, out, l, scalars.value, n, op, params<int64_t>(k));
 }
 
 kernel void ternary_strided_i64(global const long* a, global const long* b, global const long* c, global long* out,
-                                StridedLayout l, IntegerScalars scalars, ulong n, int op, long s0, int mode) {
-  ternary_strided<int64_t>(a, b, c, out, l, scalars.value, n, op, params(s0, mode));
+                                StridedLayout l, IntegerScalars scalars, ulong n, int op, IntegerParams k) {
+  ternary_strided<int64_t>(a, b, c, out, l, scalars.value, n, op, params<int64_t>(k));
 }
 
 // The strided walk with operands of other element types (bool conditions and results, integer inputs) where the
 // compute type is float32: operand k's type is type_of(types, k), inputs first and the output last.
 template <int N>
 __forceinline__ void typed_strided(const global char* const* in, global char* out, const StridedLayout& l, uint64_t n,
-                                   int op, float s0, int mode, uint32_t types) {
+                                   int op, const Params<float>& p, uint32_t types) {
   const size_t i = get_global_id(0);
   if (i >= n) return;
   int64_t at[N + 1];
@@ -137,23 +142,23 @@ __forceinline__ void typed_strided(const global char* const* in, global char* ou
     const float loaded = load_float(in[k], type_of(types, k), at[k]);
     v[k] = (l.scalar_mask >> k) & 1 ? l.scalar[k] : loaded;
   }
-  store_float(out, type_of(types, N), at[N], apply_runtime<N, float>(op, v, params(s0, mode)));
+  store_float(out, type_of(types, N), at[N], apply_runtime<N, float>(op, v, p));
 }
 
-kernel void unary_typed_f32(global const char* a, global char* out, StridedLayout l, ulong n, int op, float s0,
-                            int mode, uint types) {
+kernel void unary_typed_f32(global const char* a, global char* out, StridedLayout l, ulong n, int op,
+                            FloatParams k, uint types) {
   const global char* in[1] = {a};
-  typed_strided<1>(in, out, l, n, op, s0, mode, types);
+  typed_strided<1>(in, out, l, n, op, params<float>(k), types);
 }
 kernel void binary_typed_f32(global const char* a, global const char* b, global char* out, StridedLayout l, ulong n,
-                             int op, float s0, int mode, uint types) {
+                             int op, FloatParams k, uint types) {
   const global char* in[2] = {a, b};
-  typed_strided<2>(in, out, l, n, op, s0, mode, types);
+  typed_strided<2>(in, out, l, n, op, params<float>(k), types);
 }
 kernel void ternary_typed_f32(global const char* a, global const char* b, global const char* c, global char* out,
-                              StridedLayout l, ulong n, int op, float s0, int mode, uint types) {
+                              StridedLayout l, ulong n, int op, FloatParams k, uint types) {
   const global char* in[3] = {a, b, c};
-  typed_strided<3>(in, out, l, n, op, s0, mode, types);
+  typed_strided<3>(in, out, l, n, op, params<float>(k), types);
 }
 
 // FILL: the value's bits in the output's dtype, converted on the host, stored at operand 0's strides. One kernel

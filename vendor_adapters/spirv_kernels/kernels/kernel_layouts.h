@@ -35,6 +35,18 @@ struct IntegerScalars {
   int64_t value[4];
 };
 
+// An elementwise op's own scalars (elementwise_ops.cuh's Params, which OpenCL does not take as a kernel argument:
+// a template with default member initializers) in the compute type: the numbers in order, then the mode.
+struct FloatParams {
+  float s0, s1, s2;
+  int32_t mode;
+};
+struct IntegerParams {
+  int64_t s0, s1, s2;
+  int32_t mode;
+  int32_t unused;
+};
+
 // A reduction: one output element per index of the kept dims, reducing `length` elements over the reduced dims.
 struct ReduceLayout {
   int64_t kept_size[kMaxDims];
