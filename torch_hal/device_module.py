@@ -45,6 +45,14 @@ from torch_hal.streams import (  # noqa: F401
     set_stream,
     stream,
 )
+from torch_hal.graphs import (  # noqa: F401  (torch.hal.HALGraph, torch.hal.graph, ..., as torch.cuda's)
+    GraphCaptureError,
+    HALGraph,
+    check_not_capturing,
+    graph,
+    graph_pool_handle,
+    is_current_stream_capturing,
+)
 from torch_hal.device_index import device_index as _device_index
 from torch_hal.hardware_adapter import best_device_index as _best_device_index
 from torch_hal import memory  # noqa: F401  (torch.hal.memory._record_memory_history, as torch.cuda.memory)
@@ -111,6 +119,7 @@ class _DeviceGuard:
 
 def synchronize(device: _DeviceLike = None) -> None:
     """Waits for all work on every stream of the device (the current one by default)."""
+    check_not_capturing("torch.hal.synchronize()")
     _C.synchronize(_device_index(device, optional=True) if device is not None else _C.current_device())
 
 

@@ -165,3 +165,14 @@ def test_legacy_profiler_times_ops_on_the_device(hal0):
     assert events["aten::mm"].device_time_total > 0  # measured between two hal events
     assert all(e.cpu_time_total >= 0 and e.device_time_total >= 0 for e in events.values())
     assert "HAL total" in prof.key_averages().table(row_limit=5)
+
+
+def test_host_cache_calls_of_torch_accelerator_work():
+    """PyTorch 2.13's torch.accelerator.empty_host_cache() asks the accelerator's host allocator, and
+    dereferenced null for hal before hal registered its pinned-memory cache as one (a segfault on a valid call)."""
+    if not hasattr(torch.accelerator, "empty_host_cache"):
+        pytest.skip("torch.accelerator.empty_host_cache is PyTorch 2.12+")
+    pinned = torch.empty(1 << 16, pin_memory=True)
+    assert pinned.is_pinned()
+    del pinned
+    torch.accelerator.empty_host_cache()

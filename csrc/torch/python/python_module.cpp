@@ -21,6 +21,7 @@
 #include "interop/dlpack_capsule.h"
 #include "interop/memory_history.h"
 #include "interop/shared_storage.h"
+#include "python/graph_registration.h"
 #include "python/python_backends.h"
 #include "runtime/allocator.h"
 #include "runtime/generator.h"
@@ -119,6 +120,7 @@ PYBIND11_MODULE(_C, m) {
     register_hooks();
     install_output_capture_allocator();
     route_structured_functional_ops_to_cpu_kernels();
+    register_accelerator_graph();  // torch.accelerator.Graph on PyTorch 2.12+ (python/graph_registration.cpp)
   });
   // One parser for every on/off setting, Python's included: ValueError naming the variable and what it takes.
   m.def("env_flag", [](const std::string& name, bool fallback) {

@@ -1,6 +1,14 @@
 #include "runtime/allocator.h"
 
 #include <c10/core/CachingDeviceAllocator.h>
+// The host allocator interface as PyTorch 2.13 has it (checked there); PyTorch 2.11, the GPU machine's, is told
+// apart by its lack of the graph interface of 2.12 (and keeps the plain pinned allocator).
+#if __has_include(<ATen/core/CachingHostAllocator.h>) && __has_include(<ATen/core/GraphImplInterface.h>)
+#include <ATen/core/CachingHostAllocator.h>
+#define TORCH_HAL_HAS_HOST_ALLOCATOR 1
+#else
+#define TORCH_HAL_HAS_HOST_ALLOCATOR 0
+#endif
 
 #include <cstring>
 #include <iterator>
@@ -8,6 +16,7 @@
 
 #include "hal/caching_allocator.h"
 #include "hal/copy_engine.h"
+#include "hal/pinned_memory.h"
 #include "runtime/hal_context.h"
 #include "runtime/python_gil.h"
 
@@ -86,7 +95,16 @@ void free_pinned_block(void* ctx) {
   delete owner;
 }
 
-struct HalPinnedAllocator final : public c10::Allocator {
+// Pinned host memory from the core's cache (hal/pinned_memory.h). Where PyTorch has a host allocator interface
+// (torch.accelerator.empty_host_cache() and host_memory_stats() call it through getHostAllocator; without one
+// registered for PrivateUse1, PyTorch 2.13 dereferences null), it is hal's host allocator too.
+#if TORCH_HAL_HAS_HOST_ALLOCATOR
+using PinnedAllocatorBase = at::HostAllocator;
+#else
+using PinnedAllocatorBase = c10::Allocator;
+#endif
+
+struct HalPinnedAllocator final : public PinnedAllocatorBase {
   c10::DataPtr allocate(size_t nbytes) override {
     if (nbytes == 0) return {nullptr, nullptr, &free_pinned_block, c10::Device(c10::DeviceType::CPU)};
     const int index = current_device();
@@ -95,9 +113,59 @@ struct HalPinnedAllocator final : public c10::Allocator {
   }
   c10::DeleterFnPtr raw_deleter() const override { return nullptr; }
   void copy_data(void* dest, const void* src, std::size_t count) const override { std::memcpy(dest, src, count); }
+
+#if TORCH_HAL_HAS_HOST_ALLOCATOR
+  // A use of the block on `stream`: the cache reuses it only after that stream's work (the copy engine records
+  // its own copies; this is for users' record_stream on pinned tensors).
+  bool record_event(void* ptr, void* /*ctx*/, c10::Stream stream) override {
+    call_core([&] { hal::record_pinned_use(ptr, stream.device_index(), stream.id()); });
+    return true;
+  }
+  void empty_cache() override {
+    GilReleasedAroundCoreLock no_gil;
+    call_core([] { hal::empty_pinned_cache(); });
+  }
+  at::HostStats get_stats() override {
+    const hal::PinnedMemoryStats s = call_core([] { return hal::pinned_memory_stats(); });
+    at::HostStats out;
+    copy_stat(s.active_requests, out.active_requests);
+    copy_stat(s.active_bytes, out.active_bytes);
+    copy_stat(s.allocations, out.allocations);
+    copy_stat(s.allocated_bytes, out.allocated_bytes);
+    copy_duration(s.alloc_time_us, out.host_alloc_time);
+    copy_duration(s.free_time_us, out.host_free_time);
+    out.num_host_alloc = s.num_host_alloc;
+    out.num_host_free = s.num_host_free;
+    return out;
+  }
+  void reset_accumulated_stats() override {
+    call_core([] { hal::reset_accumulated_pinned_memory_stats(); });
+  }
+  void reset_peak_stats() override {
+    call_core([] { hal::reset_peak_pinned_memory_stats(); });
+  }
+
+ private:
+  static void copy_stat(const hal::Stat& from, c10::CachingAllocator::Stat& to) {
+    to.current = from.current;
+    to.peak = from.peak;
+    to.allocated = from.allocated;
+    to.freed = from.freed;
+  }
+  static void copy_duration(const hal::DurationStat& from, c10::CachingAllocator::DurationStat& to) {
+    to.total = static_cast<int64_t>(from.total);
+    to.max = static_cast<int64_t>(from.max);
+    to.min = static_cast<int64_t>(from.min);
+    to.count = from.count;
+  }
+#endif
 };
 
 HalPinnedAllocator g_pinned_allocator;
+
+#if TORCH_HAL_HAS_HOST_ALLOCATOR
+REGISTER_HOST_ALLOCATOR(at::kPrivateUse1, &g_pinned_allocator)
+#endif
 
 }  // namespace
 
