@@ -126,3 +126,77 @@ def test_weight_norm_module_trains_natively(gpu_device, native):
         conv(torch.randn(2, 4, 9, device=gpu_device)).sum().backward()
         legacy(torch.randn(5, 8, device=gpu_device)).sum().backward()
     assert legacy.weight_g.grad is not None and legacy.weight_v.grad is not None
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_regression_losses_and_their_gradients(gpu_device, native, dtype, reduction):
+    """mse_loss, smooth_l1_loss (beta 0.5 and 0, the L1 case) and huber_loss with their backward ops, against the
+    float64 CPU results (their elementwise parts follow the CPU kernels' order of operations)."""
+    x, y = make((9, 33), dtype), make((9, 33), dtype, seed=1)
+    y[0, :3] = x[0, :3]  # equal elements: the kinks at 0
+    losses = {"mse": lambda a, b: F.mse_loss(a, b, reduction=reduction),
+              "smooth_l1": lambda a, b: F.smooth_l1_loss(a, b, reduction=reduction, beta=0.5),
+              "l1_by_smooth": lambda a, b: F.smooth_l1_loss(a, b, reduction=reduction, beta=0.0),
+              "huber": lambda a, b: F.huber_loss(a, b, reduction=reduction, delta=0.7)}
+    for name, fn in losses.items():
+        leaf = x.to(gpu_device).requires_grad_()
+        with native():
+            got = fn(leaf, y.to(gpu_device))
+            got.sum().backward()
+        ref = x.double().requires_grad_()
+        want = fn(ref, y.double())
+        want.sum().backward()
+        k = x.numel() if reduction != "none" else 1
+        assert_close(got.detach(), want.detach().to(dtype), k=k, magnitude=18.0)
+        assert_close(leaf.grad, ref.grad.to(dtype), magnitude=6.0)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_reflect_and_replicate_padding_forward_and_backward(gpu_device, native, dtype, mode):
+    for shape, pad in (((2, 3, 7), (2, 3)), ((2, 3, 6, 5), (1, 2, 3, 0)), ((1, 2, 4, 5, 6), (1, 1, 2, 0, 3, 2))):
+        x = make(shape, dtype)
+        leaf = x.to(gpu_device).requires_grad_()
+        with native():
+            got = F.pad(leaf, pad, mode=mode)
+            got.backward(torch.ones_like(got))
+        ref = x.double().requires_grad_()
+        want = F.pad(ref, pad, mode=mode)
+        want.backward(torch.ones_like(want))
+        assert_close(got.detach(), want.detach().to(dtype))
+        # Each input gradient is a count of the output positions that read it (at most 3 per dim here).
+        assert_close(leaf.grad, ref.grad.to(dtype), k=27)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_max_unpool_2d_and_3d(gpu_device, native, dtype):
+    x = make((2, 3, 8, 6), dtype)
+    pooled, indices = F.max_pool2d(x, 2, return_indices=True)
+    x3 = make((1, 2, 4, 6, 4), dtype, seed=1)
+    pooled3, indices3 = F.max_pool3d(x3, 2, return_indices=True)
+    with native():
+        got = F.max_unpool2d(pooled.to(gpu_device), indices.to(gpu_device), 2, output_size=(8, 6))
+        got3 = F.max_unpool3d(pooled3.to(gpu_device), indices3.to(gpu_device), 2)
+    assert_close(got, F.max_unpool2d(pooled, indices, 2, output_size=(8, 6)))
+    assert_close(got3, F.max_unpool3d(pooled3, indices3, 2))
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES + [torch.int64])
+def test_cross_round_decimals_and_addbmm(gpu_device, native, dtype):
+    a, b = make((4, 3, 5), dtype), make((1, 3, 5), dtype, seed=1)
+    with native():
+        got = torch.linalg.cross(a.to(gpu_device), b.to(gpu_device), dim=1)
+    assert_close(got, torch.linalg.cross(a.double(), b.double(), dim=1).to(dtype), k=2, magnitude=9.0)
+    if not dtype.is_floating_point:
+        return
+    x = make((50,), dtype) * 37
+    with native():
+        rounded = [torch.round(x.to(gpu_device), decimals=k) for k in (-1, 0, 2)]
+    for k, r in zip((-1, 0, 2), rounded):
+        assert_close(r, torch.round(x, decimals=k))
+    s, b1, b2 = make((5, 7), dtype), make((3, 5, 4), dtype, seed=2), make((3, 4, 7), dtype, seed=3)
+    with native():
+        got = torch.addbmm(s.to(gpu_device), b1.to(gpu_device), b2.to(gpu_device), beta=0.5, alpha=2.0)
+    want = (0.5 * s.double() + 2.0 * (b1.double() @ b2.double()).sum(0)).to(dtype)
+    assert_close(got, want, k=12, magnitude=18.0)

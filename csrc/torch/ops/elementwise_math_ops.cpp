@@ -6,6 +6,7 @@
 // dtypes a kernel lacks return "not handled", and take ATen's path.
 #include <ATen/native/Resize.h>
 
+#include <cmath>
 #include <limits>
 
 #include "ops/elementwise_forms.h"
@@ -134,6 +135,29 @@ bool polygamma_out(int64_t n, const at::Tensor& self, at::Tensor& out) {
 }
 bool polygamma_(at::Tensor& self, int64_t n) { return polygamma_out(n, self, self); }
 
+// round(x, decimals): nearbyint(x * 10^d) / 10^d, or nearbyint(x / 10^-d) * 10^-d for negative d, as ATen's kernel
+// computes it: in float32 for float16/bfloat16 (its opmath), rounded once to the dtype.
+bool round_decimals_into(const at::Tensor& self, int64_t decimals, at::Tensor& out) {
+  if (!at::isFloatingType(self.scalar_type()) || out.scalar_type() != self.scalar_type()) return false;
+  const at::ScalarType type = self.scalar_type();
+  const at::Tensor x = type == at::kHalf || type == at::kBFloat16 ? self.to(at::kFloat) : self;
+  const double ten_pow = std::pow(10.0, static_cast<double>(decimals < 0 ? -decimals : decimals));
+  const at::Tensor rounded =
+      decimals < 0 ? x.div(ten_pow).round_().mul_(ten_pow) : x.mul(ten_pow).round_().div_(ten_pow);
+  at::native::resize_output(out, self.sizes());
+  out.copy_(rounded);
+  return true;
+}
+std::optional<at::Tensor> round_decimals(const at::Tensor& self, int64_t decimals) {
+  at::Tensor out = at::empty_like(self);
+  if (!round_decimals_into(self, decimals, out)) return std::nullopt;
+  return out;
+}
+bool round_decimals_(at::Tensor& self, int64_t decimals) { return round_decimals_into(self, decimals, self); }
+bool round_decimals_out(const at::Tensor& self, int64_t decimals, at::Tensor& out) {
+  return round_decimals_into(self, decimals, out);
+}
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using enum Form;
   HAL_NATIVE_UNARY(m, asin, "asin", HAL_OP_ASIN, UnaryFloat);
@@ -164,6 +188,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_NATIVE(m, signbit_out, "signbit.out", launches(HAL_OP_SIGNBIT), signbit_out);
   HAL_NATIVE_FORMS(m, nan_to_num, "nan_to_num", HAL_OP_NAN_TO_NUM, nan_to_num);
   HAL_NATIVE_FORMS(m, sgn, "sgn", HAL_OP_SIGN, sgn);
+  HAL_NATIVE(m, round_decimals, "round.decimals", launches(), round_decimals);
+  HAL_NATIVE(m, round__decimals, "round_.decimals", launches(), round_decimals_);
+  HAL_NATIVE(m, round_decimals_out, "round.decimals_out", launches(), round_decimals_out);
 
   HAL_NATIVE(m, logaddexp, "logaddexp", launches(HAL_OP_LOGADDEXP), binary<HAL_OP_LOGADDEXP, Binary>);
   HAL_NATIVE(m, logaddexp_out, "logaddexp.out", launches(HAL_OP_LOGADDEXP), binary_out<HAL_OP_LOGADDEXP, Binary>);

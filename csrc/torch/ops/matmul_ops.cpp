@@ -187,6 +187,54 @@ bool addmv_out(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& 
   return addmv_into(out, self, mat, vec, beta, alpha);
 }
 
+// addbmm: beta self + alpha sum over b of batch1[b] @ batch2[b], batch after batch into the result as ATen
+// computes it (one GEMM per batch, beta applied by the first), so the sums round as the CPU's and cuda's do.
+bool addbmm_into(const at::Tensor& out, const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
+                 const c10::Scalar& beta, const c10::Scalar& alpha) {
+  check_bmm(batch1, batch2);
+  check_same_dtype(self, batch1);
+  const int64_t n = batch1.size(1), p = batch2.size(2);
+  const at::Tensor c = self.dim() == 2 && self.size(0) == n && self.size(1) == p ? self : self.expand({n, p});
+  if (batch1.size(0) == 0) {  // no product: beta self (0 where beta is 0, whatever self holds)
+    if (beta.toComplexDouble() == 0.0) {
+      out.zero_();
+    } else {
+      out.copy_(c).mul_(beta);
+    }
+    return true;
+  }
+  // Every batch has the first one's dtype and layout, so a GEMM the adapter refuses is refused at the first, before
+  // anything is written.
+  at::Tensor accumulated = c;
+  c10::Scalar first_beta = beta;
+  for (int64_t b = 0; b < batch1.size(0); ++b) {
+    if (!gemm(out, batch1[b], batch2[b], accumulated, first_beta, alpha)) return false;
+    accumulated = out;
+    first_beta = 1;
+  }
+  return true;
+}
+std::optional<at::Tensor> addbmm(const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
+                                 const c10::Scalar& beta, const c10::Scalar& alpha) {
+  at::Tensor out = at::empty({batch1.dim() == 3 ? batch1.size(1) : 0, batch2.dim() == 3 ? batch2.size(2) : 0},
+                             batch1.options());
+  if (!addbmm_into(out, self, batch1, batch2, beta, alpha)) return std::nullopt;
+  return out;
+}
+bool addbmm_inplace(at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2, const c10::Scalar& beta,
+                    const c10::Scalar& alpha) {
+  TORCH_CHECK(self.dim() == 2, "addbmm_: self must be a matrix");
+  return addbmm_into(self, self, batch1, batch2, beta, alpha);
+}
+bool addbmm_out(const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2, const c10::Scalar& beta,
+                const c10::Scalar& alpha, at::Tensor& out) {
+  check_bmm(batch1, batch2);
+  check_same_dtype(out, batch1);
+  if (!out.is_same(self) && output_overlap(out, self) != at::MemOverlapStatus::No) return false;
+  out.resize_({batch1.size(1), batch2.size(2)});
+  return addbmm_into(out, self, batch1, batch2, beta, alpha);
+}
+
 std::optional<at::Tensor> dot(const at::Tensor& self, const at::Tensor& tensor) {
   TORCH_CHECK(self.dim() == 1 && tensor.dim() == 1, "1D tensors expected, but got ", self.dim(), "D and ",
               tensor.dim(), "D tensors");
@@ -218,6 +266,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_NATIVE(m, addmv_, "addmv_", launches(HAL_OP_GEMM), addmv_inplace);
   HAL_NATIVE(m, addmv_out, "addmv.out", launches(HAL_OP_GEMM), addmv_out);
   HAL_NATIVE(m, dot, "dot", launches(HAL_OP_GEMM), dot);
+  HAL_NATIVE(m, addbmm, "addbmm", launches(HAL_OP_GEMM), addbmm);
+  HAL_NATIVE(m, addbmm_, "addbmm_", launches(HAL_OP_GEMM), addbmm_inplace);
+  HAL_NATIVE(m, addbmm_out, "addbmm.out", launches(HAL_OP_GEMM), addbmm_out);
 }
 
 }  // namespace
