@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "dispatch/native_first.h"
+#include "ops/out_form.h"
 
 namespace torch_hal::native {
 namespace {
@@ -42,11 +43,8 @@ bool native_threshold_(at::Tensor& self, const at::Scalar& threshold, const at::
 }
 bool native_threshold_out(const at::Tensor& self, const at::Scalar& threshold, const at::Scalar& value,
                           at::Tensor& out) {
-  if (!thresholdable(self.scalar_type()) || out.scalar_type() != self.scalar_type()) return false;
-  const at::Tensor result = *native_threshold(self, threshold, value);
-  at::native::resize_output(out, result.sizes());
-  out.copy_(result);
-  return true;
+  if (!thresholdable(self.scalar_type())) return false;
+  return write_out(native_threshold(self, threshold, value), out);
 }
 
 // hardtanh: clamp, as ATen's hardtanh_out is, with its checks and its integer limits (truncated, no promotion).

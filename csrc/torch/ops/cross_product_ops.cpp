@@ -2,13 +2,13 @@
 // subtraction, component by component as ATen's kernel computes it (a1 b2 - a2 b1, ...), in the promoted dtype.
 #include <ATen/ExpandUtils.h>
 #include <ATen/WrapDimUtils.h>
-#include <ATen/native/Resize.h>
 #include <ATen/ops/empty.h>
 #include <torch/library.h>
 
 #include <vector>
 
 #include "dispatch/native_first.h"
+#include "ops/out_form.h"
 
 namespace torch_hal::native {
 namespace {
@@ -33,11 +33,7 @@ std::optional<at::Tensor> native_cross(const at::Tensor& self, const at::Tensor&
 }
 
 bool native_cross_out(const at::Tensor& self, const at::Tensor& other, int64_t dim, at::Tensor& out) {
-  const std::optional<at::Tensor> result = native_cross(self, other, dim);
-  if (!result || result->scalar_type() != out.scalar_type()) return false;
-  at::native::resize_output(out, result->sizes());
-  out.copy_(*result);
-  return true;
+  return write_out(native_cross(self, other, dim), out);
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {

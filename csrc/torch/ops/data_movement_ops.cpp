@@ -16,18 +16,10 @@
 #include <vector>
 
 #include "dispatch/native_first.h"
+#include "ops/out_form.h"
 
 namespace torch_hal::native {
 namespace {
-
-// The out= forms: `result` into `out`, resized as ATen's out= kernels do (and with their dtype check).
-bool into_out(const at::Tensor& result, at::Tensor& out) {
-  TORCH_CHECK(out.scalar_type() == result.scalar_type(), "Expected out tensor to have dtype ", result.scalar_type(),
-              ", but got ", out.scalar_type(), " instead");
-  at::native::resize_output(out, result.sizes());
-  out.copy_(result);
-  return true;
-}
 
 // flip: one index_select per flipped dim of size > 1, with the reversed positions as its index. (PyTorch has no
 // negative strides, so a reversed view that one strided copy could read does not exist.)
@@ -44,7 +36,7 @@ std::optional<at::Tensor> native_flip(const at::Tensor& self, at::IntArrayRef di
   return result.defined() ? result : self.clone(at::MemoryFormat::Preserve);
 }
 bool native_flip_out(const at::Tensor& self, at::IntArrayRef dims, at::Tensor& out) {
-  return into_out(*native_flip(self, dims), out);
+  return write_out(*native_flip(self, dims), out);
 }
 
 // roll: along each rolled dim the output is two pieces of the input, [start, n) then [0, start); over k dims
@@ -97,7 +89,7 @@ std::optional<at::Tensor> native_roll(const at::Tensor& self, c10::SymIntArrayRe
 }
 bool native_roll_out(const at::Tensor& self, c10::SymIntArrayRef shifts, at::IntArrayRef dims, at::Tensor& out) {
   if (dims.size() > 16) return false;
-  return into_out(roll_dims(self, shifts, dims), out);
+  return write_out(roll_dims(self, shifts, dims), out);
 }
 
 // narrow_copy: the narrow view (whose checks are CPU's, but for a negative length, which CPU reports as its
@@ -120,7 +112,7 @@ std::optional<at::Tensor> native_narrow_copy(const at::Tensor& self, int64_t dim
 }
 bool native_narrow_copy_out(const at::Tensor& self, int64_t dim, c10::SymInt start, c10::SymInt length,
                             at::Tensor& out) {
-  return into_out(narrow_copy_impl(self, dim, start, length), out);
+  return write_out(narrow_copy_impl(self, dim, start, length), out);
 }
 
 // pixel_shuffle: (*, C r^2, H, W) -> (*, C, H r, W r), ATen's composite form: a view splitting the channels, a
@@ -175,10 +167,10 @@ std::optional<at::Tensor> native_pixel_unshuffle(const at::Tensor& self, int64_t
   return pixel_unshuffle_impl(self, r);
 }
 bool native_pixel_shuffle_out(const at::Tensor& self, int64_t r, at::Tensor& out) {
-  return into_out(pixel_shuffle_impl(self, r), out);
+  return write_out(pixel_shuffle_impl(self, r), out);
 }
 bool native_pixel_unshuffle_out(const at::Tensor& self, int64_t r, at::Tensor& out) {
-  return into_out(pixel_unshuffle_impl(self, r), out);
+  return write_out(pixel_unshuffle_impl(self, r), out);
 }
 
 // channel_shuffle: (N, C, *) with C = g k -> channel i k + j moves to j g + i: a view (N, g, k, rest), the
@@ -204,7 +196,7 @@ std::optional<at::Tensor> native_channel_shuffle(const at::Tensor& self, c10::Sy
   return channel_shuffle_impl(self, groups);
 }
 bool native_channel_shuffle_out(const at::Tensor& self, c10::SymInt groups, at::Tensor& out) {
-  return into_out(channel_shuffle_impl(self, groups), out);
+  return write_out(channel_shuffle_impl(self, groups), out);
 }
 
 // eye: zeros, then the diagonal (a 1-d view of stride stride(0) + stride(1)) filled with ones.

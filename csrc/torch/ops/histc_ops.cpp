@@ -8,7 +8,6 @@
 // the bin in integer arithmetic. The result has the input's dtype, as on both. Bool and complex inputs keep
 // ATen's route (its error).
 #include <ATen/Dispatch.h>
-#include <ATen/native/Resize.h>
 #include <ATen/ops/aminmax.h>
 #include <ATen/ops/div.h>
 #include <ATen/ops/ones.h>
@@ -21,6 +20,7 @@
 #include <optional>
 
 #include "dispatch/native_first.h"
+#include "ops/out_form.h"
 
 namespace torch_hal::native {
 namespace {
@@ -101,11 +101,7 @@ std::optional<at::Tensor> native_histc(const at::Tensor& self, int64_t bins, con
 }
 bool native_histc_out(const at::Tensor& self, int64_t bins, const at::Scalar& min, const at::Scalar& max,
                       at::Tensor& out) {
-  auto result = histogram(self, bins, min, max);
-  if (!result.has_value()) return false;
-  at::native::resize_output(out, result->sizes());
-  out.copy_(*result);
-  return true;
+  return write_out(histogram(self, bins, min, max), out);
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {

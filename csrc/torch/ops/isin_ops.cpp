@@ -6,7 +6,6 @@
 // The comparisons grow as elements x test elements; past kMaxWork of them (large test sets against many
 // elements, where ATen sorts), and for dtypes isin refuses (bool, complex: ATen raises its error), the op takes
 // its usual route.
-#include <ATen/native/Resize.h>
 #include <ATen/ops/any.h>
 #include <ATen/ops/eq.h>
 #include <ATen/ops/empty.h>
@@ -17,6 +16,7 @@
 #include <optional>
 
 #include "dispatch/native_first.h"
+#include "ops/out_form.h"
 
 namespace torch_hal::native {
 namespace {
@@ -66,21 +66,14 @@ std::optional<at::Tensor> isin_scalar_tensor(const at::Scalar& element, const at
   return invert ? found.logical_not_() : found;
 }
 
-// The out= forms write the functional result into `out` (resized as ATen's structured kernels do).
-bool into_out(std::optional<at::Tensor> result, at::Tensor& out) {
-  if (!result.has_value()) return false;
-  at::native::resize_output(out, result->sizes());
-  out.copy_(*result);
-  return true;
-}
 bool isin_tensors_out(const at::Tensor& e, const at::Tensor& t, bool u, bool i, at::Tensor& out) {
-  return into_out(isin_tensors(e, t, u, i), out);
+  return write_out(isin_tensors(e, t, u, i), out);
 }
 bool isin_tensor_scalar_out(const at::Tensor& e, const at::Scalar& t, bool u, bool i, at::Tensor& out) {
-  return into_out(isin_tensor_scalar(e, t, u, i), out);
+  return write_out(isin_tensor_scalar(e, t, u, i), out);
 }
 bool isin_scalar_tensor_out(const at::Scalar& e, const at::Tensor& t, bool u, bool i, at::Tensor& out) {
-  return into_out(isin_scalar_tensor(e, t, u, i), out);
+  return write_out(isin_scalar_tensor(e, t, u, i), out);
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {

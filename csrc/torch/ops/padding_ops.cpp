@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dispatch/native_first.h"
+#include "ops/out_form.h"
 
 namespace torch_hal::native {
 namespace {
@@ -69,11 +70,7 @@ std::optional<at::Tensor> pad(const at::Tensor& self, c10::SymIntArrayRef paddin
 
 template <Mode M, int64_t Count>
 bool pad_out(const at::Tensor& self, c10::SymIntArrayRef padding, at::Tensor& out) {
-  const std::optional<at::Tensor> result = pad<M, Count>(self, padding);
-  if (!result || result->scalar_type() != out.scalar_type()) return false;
-  out.resize_(result->sizes());
-  out.copy_(*result);
-  return true;
+  return write_out(pad<M, Count>(self, padding), out);
 }
 
 // The gradient of self: each dimension's output gradients added back, the last padded dimension first.
@@ -95,11 +92,7 @@ std::optional<at::Tensor> pad_backward(const at::Tensor& grad, const at::Tensor&
 template <Mode M, int64_t Count>
 bool pad_backward_out(const at::Tensor& grad, const at::Tensor& self, c10::SymIntArrayRef padding,
                       at::Tensor& grad_input) {
-  const std::optional<at::Tensor> result = pad_backward<M, Count>(grad, self, padding);
-  if (!result || result->scalar_type() != grad_input.scalar_type()) return false;
-  grad_input.resize_(result->sizes());
-  grad_input.copy_(*result);
-  return true;
+  return write_out(pad_backward<M, Count>(grad, self, padding), grad_input);
 }
 
 constexpr Mode R = Mode::Reflect, P = Mode::Replicate;

@@ -5,11 +5,11 @@
 // float32 (smooth_l1_loss, huber_loss), so results agree with the CPU's to the rounding of the reduction; integer
 // and complex inputs keep ATen's route (its errors).
 #include <ATen/core/Reduction.h>
-#include <ATen/native/Resize.h>
 #include <ATen/ops/where.h>
 #include <torch/library.h>
 
 #include "dispatch/native_first.h"
+#include "ops/out_form.h"
 
 namespace torch_hal::native {
 namespace {
@@ -38,15 +38,6 @@ double gradient_norm(const at::Tensor& self, int64_t reduction, double factor) {
   return reduction == at::Reduction::Mean ? factor / static_cast<double>(self.numel()) : factor;
 }
 
-// Writes `result` into `out` (resized as ATen resizes an out= tensor); false, for ATen's route, where the dtypes
-// differ (ATen decides whether that casts or raises).
-bool into(const std::optional<at::Tensor>& result, at::Tensor& out) {
-  if (!result.has_value() || result->scalar_type() != out.scalar_type()) return false;
-  at::native::resize_output(out, result->sizes());
-  out.copy_(*result);
-  return true;
-}
-
 // ---- mse_loss: (x - y)^2 --------------------------------------------------------------------------------------
 
 std::optional<at::Tensor> native_mse_loss(const at::Tensor& self, const at::Tensor& target, int64_t reduction) {
@@ -55,7 +46,7 @@ std::optional<at::Tensor> native_mse_loss(const at::Tensor& self, const at::Tens
   return reduced(difference.mul(difference), reduction);
 }
 bool native_mse_loss_out(const at::Tensor& self, const at::Tensor& target, int64_t reduction, at::Tensor& out) {
-  return into(native_mse_loss(self, target, reduction), out);
+  return write_out(native_mse_loss(self, target, reduction), out);
 }
 // norm (x - y) grad, norm = 2 (/ numel for a mean), in the CPU kernel's order.
 std::optional<at::Tensor> native_mse_loss_backward(const at::Tensor& grad, const at::Tensor& self,
@@ -65,7 +56,7 @@ std::optional<at::Tensor> native_mse_loss_backward(const at::Tensor& grad, const
 }
 bool native_mse_loss_backward_out(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& target,
                                   int64_t reduction, at::Tensor& grad_input) {
-  return into(native_mse_loss_backward(grad, self, target, reduction), grad_input);
+  return write_out(native_mse_loss_backward(grad, self, target, reduction), grad_input);
 }
 
 // ---- smooth_l1_loss: 0.5 z^2 / beta below beta, z - 0.5 beta above (z = |x - y|); beta 0 is the L1 loss ---------
@@ -82,7 +73,7 @@ std::optional<at::Tensor> native_smooth_l1_loss(const at::Tensor& self, const at
 }
 bool native_smooth_l1_loss_out(const at::Tensor& self, const at::Tensor& target, int64_t reduction, double beta,
                                at::Tensor& out) {
-  return into(native_smooth_l1_loss(self, target, reduction, beta), out);
+  return write_out(native_smooth_l1_loss(self, target, reduction, beta), out);
 }
 
 // -norm grad at or below -limit, norm grad at or above limit, norm x grad / divisor between (x = self - target):
@@ -103,10 +94,10 @@ bool native_smooth_l1_loss_backward_out(const at::Tensor& grad, const at::Tensor
                                         int64_t reduction, double beta, at::Tensor& grad_input) {
   if (!floating(self, target)) return false;
   if (beta == 0) {  // the L1 loss's gradient: x <= 0 takes the negative slope, as the CPU kernel's first branch
-    return into(piecewise_linear_backward(grad, self, target, gradient_norm(self, reduction, 1.0), 0.0, 1.0, 1.0),
+    return write_out(piecewise_linear_backward(grad, self, target, gradient_norm(self, reduction, 1.0), 0.0, 1.0, 1.0),
                 grad_input);
   }
-  return into(piecewise_linear_backward(grad, self, target, gradient_norm(self, reduction, 1.0), beta, 1.0, beta),
+  return write_out(piecewise_linear_backward(grad, self, target, gradient_norm(self, reduction, 1.0), beta, 1.0, beta),
               grad_input);
 }
 
@@ -123,12 +114,12 @@ std::optional<at::Tensor> native_huber_loss(const at::Tensor& self, const at::Te
 }
 bool native_huber_loss_out(const at::Tensor& self, const at::Tensor& target, int64_t reduction, double delta,
                            at::Tensor& out) {
-  return into(native_huber_loss(self, target, reduction, delta), out);
+  return write_out(native_huber_loss(self, target, reduction, delta), out);
 }
 bool native_huber_loss_backward_out(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& target,
                                     int64_t reduction, double delta, at::Tensor& grad_input) {
   if (!floating(self, target)) return false;
-  return into(piecewise_linear_backward(grad, self, target, gradient_norm(self, reduction, 1.0), delta, delta, 1.0),
+  return write_out(piecewise_linear_backward(grad, self, target, gradient_norm(self, reduction, 1.0), delta, delta, 1.0),
               grad_input);
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "dispatch/native_first.h"
+#include "ops/out_form.h"
 
 namespace torch_hal::native {
 namespace {
@@ -41,11 +42,7 @@ std::optional<at::Tensor> native_max_unpool2d(const at::Tensor& self, const at::
 }
 bool native_max_unpool2d_out(const at::Tensor& self, const at::Tensor& indices, c10::SymIntArrayRef output_size,
                              at::Tensor& out) {
-  const std::optional<at::Tensor> result = unpool(self, indices, output_size, 2);
-  if (!result || result->scalar_type() != out.scalar_type()) return false;
-  out.resize_(result->sizes());
-  out.copy_(*result);
-  return true;
+  return write_out(unpool(self, indices, output_size, 2), out);
 }
 std::optional<at::Tensor> native_max_unpool3d(const at::Tensor& self, const at::Tensor& indices,
                                               c10::SymIntArrayRef output_size, at::IntArrayRef stride,
