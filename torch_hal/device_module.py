@@ -52,6 +52,7 @@ from torch_hal.graphs import (  # noqa: F401  (torch.hal.HALGraph, torch.hal.gra
     graph,
     graph_pool_handle,
     is_current_stream_capturing,
+    make_graphed_callables,
 )
 from torch_hal.device_index import device_index as _device_index
 from torch_hal.hardware_adapter import best_device_index as _best_device_index

@@ -1,6 +1,6 @@
 """Graph capture and replay for hal devices, in ``torch.cuda``'s shape: ``torch.hal.HALGraph`` (capture_begin,
-capture_end, replay, reset, pool), the ``torch.hal.graph`` context manager, ``torch.hal.graph_pool_handle`` and
-``torch.hal.is_current_stream_capturing``; ``torch.accelerator.Graph`` reaches the same recorder on PyTorch 2.12+
+capture_end, replay, reset, pool), the ``torch.hal.graph`` context manager, ``torch.hal.graph_pool_handle``,
+``torch.hal.make_graphed_callables`` and ``torch.hal.is_current_stream_capturing``; ``torch.accelerator.Graph`` reaches the same recorder on PyTorch 2.12+
 (csrc/torch/runtime/graph_registration.cpp).
 
 How it works today: the recorded list of aten calls (issue 43's part for the host reference device, and the
@@ -28,11 +28,12 @@ from typing import Any, Optional
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils._pytree import tree_flatten, tree_map
+from torch.utils._pytree import tree_flatten, tree_map, tree_unflatten
 
 from torch_hal import _C
 
-__all__ = ["GraphCaptureError", "HALGraph", "graph", "graph_pool_handle", "is_current_stream_capturing"]
+__all__ = ["GraphCaptureError", "HALGraph", "graph", "graph_pool_handle", "is_current_stream_capturing",
+           "make_graphed_callables"]
 
 
 class GraphCaptureError(RuntimeError):
@@ -337,3 +338,83 @@ def graph(hal_graph: HALGraph, pool: Optional[tuple] = None, stream: Any = None,
             hal_graph._abandon()
             raise
         hal_graph.capture_end()
+
+
+def make_graphed_callables(callables, sample_args, num_warmup_iters: int = 3, allow_unused_input: bool = False,
+                           pool: Optional[tuple] = None):
+    """Graphed versions of functions or modules (``torch.cuda.make_graphed_callables``): each one's forward and
+    backward are captured once, with `sample_args` as its static inputs, and a call replays them inside an
+    autograd Function, so the rest of the training step (the optimizer, the loss) stays eager. A module's graphed
+    forward runs while it is in the training mode it was captured in, its own forward otherwise. As with
+    torch.cuda, the returned outputs are the graph's static tensors, overwritten by the next call."""
+    one = not isinstance(callables, tuple)
+    if one:
+        callables, sample_args = (callables,), (sample_args,)
+    graphed = tuple(_graphed_callable(fn, tuple(args), num_warmup_iters, allow_unused_input, pool)
+                    for fn, args in zip(callables, sample_args))
+    return graphed[0] if one else graphed
+
+
+def _graphed_callable(fn, args: tuple, num_warmup_iters: int, allow_unused_input: bool, pool: Optional[tuple]):
+    if not all(isinstance(a, torch.Tensor) for a in args):
+        raise TypeError("make_graphed_callables: sample_args must be tuples of tensors")
+    params = tuple(fn.parameters()) if isinstance(fn, torch.nn.Module) else ()
+    inputs = args + params
+    differentiable = tuple(t for t in inputs if t.requires_grad)
+
+    def run_backward(outputs, grad_outputs):
+        wanted = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
+        return torch.autograd.grad([o for o, _ in wanted], differentiable, [g for _, g in wanted],
+                                   allow_unused=allow_unused_input)
+
+    for _ in range(num_warmup_iters):  # lazily created state (optimizer-free here) exists before capture
+        outputs, _spec = tree_flatten(fn(*args))
+        if differentiable:
+            run_backward(outputs, [torch.ones_like(o) for o in outputs])
+    forward_graph, backward_graph = HALGraph(), HALGraph()
+    with graph(forward_graph, pool=pool):
+        static_outputs, spec = tree_flatten(fn(*args))
+    static_grad_outputs = [torch.empty_like(o) if o.requires_grad else None for o in static_outputs]
+    static_grad_inputs: tuple = ()
+    if differentiable:
+        with graph(backward_graph, pool=forward_graph.pool()):
+            static_grad_inputs = run_backward(static_outputs, static_grad_outputs)
+    grad_for = {id(t): g for t, g in zip(differentiable, static_grad_inputs)}
+
+    class Graphed(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, *call_inputs):
+            for static, given in zip(args, call_inputs[:len(args)]):
+                if static.data_ptr() != given.data_ptr():
+                    static.copy_(given)
+            forward_graph.replay()
+            return tuple(o.detach() for o in static_outputs)
+
+        @staticmethod
+        def backward(ctx, *grads):
+            for static, given in zip(static_grad_outputs, grads):
+                if static is None:
+                    continue
+                if given is None:
+                    static.zero_()
+                else:
+                    static.copy_(given)
+            if differentiable:
+                backward_graph.replay()
+            return tuple(grad_for[id(t)].detach() if id(t) in grad_for and grad_for[id(t)] is not None else None
+                         for t in inputs)
+
+    def graphed_call(*call_args):
+        return tree_unflatten(list(Graphed.apply(*call_args, *params)), spec)
+
+    if isinstance(fn, torch.nn.Module):
+        original, training = fn.forward, fn.training
+
+        def forward(*call_args, **kwargs):
+            if fn.training == training and not kwargs:
+                return graphed_call(*call_args)
+            return original(*call_args, **kwargs)
+
+        fn.forward = forward
+        return fn
+    return graphed_call

@@ -199,3 +199,42 @@ def test_torch_accelerator_graph_captures_and_replays_on_hal():
     g.replay()
     assert torch.equal(x.cpu(), torch.full((3,), 2.0))
     assert isinstance(g.pool(), tuple)
+
+
+def test_make_graphed_callables_trains_a_module_as_eager_does():
+    """torch.hal.make_graphed_callables, as torch.cuda's: the module's forward and backward replay captured graphs
+    inside an autograd Function, the loss and the optimizer stay eager; three steps end with the eager twin's
+    parameters, and the module's own forward runs in the other training mode."""
+    def make():
+        torch.manual_seed(0)
+        return torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(), torch.nn.Linear(16, 4)).to(D)
+
+    model, twin = make(), make()
+    graphed = torch.hal.make_graphed_callables(model, (torch.randn(12, 8, device=D),))
+    opt, twin_opt = torch.optim.SGD(model.parameters(), lr=0.1), torch.optim.SGD(twin.parameters(), lr=0.1)
+    g = torch.Generator().manual_seed(2)
+    for _ in range(3):
+        x, target = torch.randn(12, 8, generator=g).to(D), torch.randn(12, 4, generator=g).to(D)
+        for m, o in ((graphed, opt), (twin, twin_opt)):
+            o.zero_grad()
+            F.mse_loss(m(x), target).backward()
+            o.step()
+    for p, q in zip(model.parameters(), twin.parameters()):
+        assert torch.equal(p.cpu(), q.cpu())
+    graphed.eval()
+    x = torch.randn(3, 8, device=D)  # another batch size: only the module's own forward can take it
+    assert torch.equal(graphed(x).cpu(), twin.eval()(x).cpu())
+
+
+def test_make_graphed_callables_gives_input_gradients_of_a_function():
+    weight = torch.randn(5, device=D)
+
+    def f(a):
+        return (a * weight).sin()
+
+    graphed = torch.hal.make_graphed_callables(f, (torch.randn(5, device=D, requires_grad=True),))
+    a = torch.randn(5, device=D, requires_grad=True)
+    graphed(a).sum().backward()
+    b = a.detach().clone().requires_grad_()
+    f(b).sum().backward()
+    assert torch.equal(a.grad.cpu(), b.grad.cpu())
