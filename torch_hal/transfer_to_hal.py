@@ -29,10 +29,11 @@ Importing the module activates it; there is no way back (as with torch_npu's ``t
 - **torch.backends.cuda / cudnn.** Their switches (``matmul.allow_tf32``, ``cudnn.benchmark``,
   ``cudnn.deterministic``, the SDPA kernel choices, ...) are accepted (PyTorch keeps them as settings);
   ``cufft_plan_cache`` accepts its settings and warns once.
+- **Graphs.** ``torch.cuda.CUDAGraph``, ``torch.cuda.graph``, ``make_graphed_callables``,
+  ``graph_pool_handle`` and ``is_current_stream_capturing`` are hal's (``torch.hal.HALGraph``, ...): captured
+  and replayed on the hal device.
 - **CUDA-only features** with no hal equivalent warn once each, naming the feature: ``torch.cuda.nvtx``
-  (no-ops), ``torch.cuda.graphs`` (``make_graphed_callables`` returns the callables as they are; a
-  ``torch.cuda.graph`` capture runs its body once eagerly, and ``CUDAGraph.replay()`` raises, since hal has
-  no graph to replay), ``set_sync_debug_mode`` (no-op), ``cufft_plan_cache``; the device queries CUDA
+  (no-ops), ``set_sync_debug_mode`` (no-op), ``cufft_plan_cache``; the device queries CUDA
   alone can answer (``utilization``, ``temperature``, ``power_draw``, ``clock_rate``, ``jiterator``) raise
   NotImplementedError naming the feature rather than give a made-up number.
 """
@@ -246,64 +247,6 @@ class _Nvtx:
         return contextlib.nullcontext()
 
 
-_GRAPHS_NOTE = ("code captured by torch.cuda.graph runs once, eagerly, during the capture, and "
-                "make_graphed_callables returns the callables unchanged (they run eagerly, with the same results)")
-
-
-class _CUDAGraph:
-    """torch.cuda.CUDAGraph on hal: capture runs eagerly; replay() raises (there is no graph to replay)."""
-
-    def __init__(self, *args, **kwargs):
-        _warn_once("torch.cuda.graphs", _GRAPHS_NOTE)
-
-    def capture_begin(self, *args, **kwargs):
-        pass
-
-    def capture_end(self):
-        pass
-
-    def replay(self):
-        raise NotImplementedError(
-            "torch.cuda.graphs: CUDAGraph.replay() has no hal equivalent (under torch_hal.transfer_to_hal the "
-            "capture ran the captured code once, eagerly, and recorded nothing). Call the captured code again "
-            "instead of replay(), or use torch.compile for launch overhead.")
-
-    def reset(self):
-        pass
-
-    def pool(self):
-        return (0, 0)
-
-    def enable_debug_mode(self):
-        pass
-
-    def debug_dump(self, path):
-        pass
-
-
-class _Graph:
-    """torch.cuda.graph(cuda_graph, ...) on hal: the body runs once, eagerly."""
-
-    def __init__(self, cuda_graph, pool=None, stream=None, capture_error_mode="global"):
-        _warn_once("torch.cuda.graphs", _GRAPHS_NOTE)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-def _make_graphed_callables(callables, sample_args, *args, **kwargs):
-    _warn_once("torch.cuda.graphs", _GRAPHS_NOTE)
-    return callables
-
-
-def _graph_pool_handle():
-    _warn_once("torch.cuda.graphs", _GRAPHS_NOTE)
-    return (0, 0)
-
-
 def _set_sync_debug_mode(debug_mode):
     _warn_once("torch.cuda.set_sync_debug_mode", "the setting is ignored")
 
@@ -352,7 +295,8 @@ def _install_cuda_module() -> None:
         target = getattr(hal.memory, name, None)
         if target is not None:
             setattr(cuda.memory, name, _mapped(target))
-    cuda.is_current_stream_capturing = lambda: False
+    # Graphs are hal's (torch_hal/graphs.py): captured and replayed on the hal device.
+    cuda.is_current_stream_capturing = hal.is_current_stream_capturing
     cuda.amp.autocast = _CudaAmpAutocast
     cuda.amp.GradScaler = _CudaAmpGradScaler
     if hasattr(cuda.amp, "autocast_mode"):
@@ -360,14 +304,11 @@ def _install_cuda_module() -> None:
     if hasattr(cuda.amp, "grad_scaler"):
         cuda.amp.grad_scaler.GradScaler = _CudaAmpGradScaler
     cuda.nvtx = _Nvtx()
-    cuda.CUDAGraph = _CUDAGraph
-    cuda.graph = _Graph
-    cuda.make_graphed_callables = _make_graphed_callables
-    cuda.graph_pool_handle = _graph_pool_handle
-    if hasattr(cuda, "graphs"):
-        for name, value in (("CUDAGraph", _CUDAGraph), ("graph", _Graph),
-                            ("make_graphed_callables", _make_graphed_callables),
-                            ("graph_pool_handle", _graph_pool_handle)):
+    graphs = (("CUDAGraph", hal.HALGraph), ("graph", hal.graph), ("make_graphed_callables", hal.make_graphed_callables),
+              ("graph_pool_handle", hal.graph_pool_handle))
+    for name, value in graphs:
+        setattr(cuda, name, value)
+        if hasattr(cuda, "graphs"):
             setattr(cuda.graphs, name, value)
     cuda.set_sync_debug_mode = _set_sync_debug_mode
     cuda.get_sync_debug_mode = _get_sync_debug_mode
