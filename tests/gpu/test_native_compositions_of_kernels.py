@@ -200,3 +200,19 @@ def test_cross_round_decimals_and_addbmm(gpu_device, native, dtype):
         got = torch.addbmm(s.to(gpu_device), b1.to(gpu_device), b2.to(gpu_device), beta=0.5, alpha=2.0)
     want = (0.5 * s.double() + 2.0 * (b1.double() @ b2.double()).sum(0)).to(dtype)
     assert_close(got, want, k=12, magnitude=18.0)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES + [torch.int64])
+@pytest.mark.parametrize("reduce", ["sum", "mean"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_sum_and_mean(gpu_device, native, dtype, reduce, include_self):
+    x, src = make((4, 6), dtype), make((4, 9), dtype, seed=1)
+    index = torch.randint(0, 6, (4, 9), generator=torch.Generator().manual_seed(2))
+    with native():
+        got = x.to(gpu_device).scatter_reduce(1, index.to(gpu_device), src.to(gpu_device), reduce,
+                                              include_self=include_self)
+    want = x.double().scatter_reduce(1, index, src.double(), reduce, include_self=include_self)
+    if not dtype.is_floating_point:
+        want = x.scatter_reduce(1, index, src, reduce, include_self=include_self).double()  # integer means floor
+    # Up to 9 values of at most 30 summed into one position, in the order the atomics land.
+    assert_close(got, want.to(dtype), k=10, magnitude=30.0)
