@@ -216,3 +216,21 @@ def test_scatter_reduce_sum_and_mean(gpu_device, native, dtype, reduce, include_
         want = x.scatter_reduce(1, index, src, reduce, include_self=include_self).double()  # integer means floor
     # Up to 9 values of at most 30 summed into one position, in the order the atomics land.
     assert_close(got, want.to(dtype), k=10, magnitude=30.0)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])
+def test_nearest_upsampling_in_1d_and_3d_forward_and_backward(gpu_device, native, dtype, mode):
+    cases = (((2, 3, 7), dict(size=11)), ((2, 3, 5), dict(scale_factor=1.7)),
+             ((1, 2, 3, 4, 5), dict(size=(5, 7, 4))), ((1, 2, 3, 4, 5), dict(scale_factor=(2.0, 1.5, 0.6))))
+    for shape, kwargs in cases:
+        x = make(shape, dtype)
+        leaf = x.to(gpu_device).requires_grad_()
+        with native():
+            got = F.interpolate(leaf, mode=mode, **kwargs)
+            got.backward(torch.ones_like(got))
+        ref = x.double().requires_grad_()
+        want = F.interpolate(ref, mode=mode, **kwargs)
+        want.backward(torch.ones_like(want))
+        assert_close(got.detach(), want.detach().to(dtype))
+        assert_close(leaf.grad, ref.grad.to(dtype), k=8)  # each input pixel read at most a few times per axis
