@@ -13,6 +13,7 @@
 #include "kernels/gpu_runtime.h"
 #include "kernels/kernel_launch.h"
 #include "kernels/multi_tensor_batches.h"
+#include "kernels/multi_tensor_groups.cuh"
 #include "kernels/op_call.h"
 #include "kernels/optimizer_math.cuh"
 #include "kernels/tensor_access.cuh"
@@ -160,17 +161,12 @@ __global__ void __launch_bounds__(kThreads) fused_optimizer_kernel(const __grid_
   // A step the GradScaler found inf or NaN in is skipped whole, as in ATen.
   if (c.found_inf != nullptr && *c.found_inf == 1.f) return;
   const int32_t block = static_cast<int32_t>(blockIdx.x);
-  int lo = 0, hi = a.num_groups - 1;  // this block's group: the last whose first block is at or before it
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (a.first_block[mid] <= block) lo = mid;
-    else hi = mid - 1;
-  }
-  const Group& g = a.groups[lo];
+  const int gi = group_of_block(a, block);  // this block's group
+  const Group& g = a.groups[gi];
   const double lr = c.lr != nullptr ? load_as<double>(c.lr, c.lr_dtype) : (Rule::kTensors == 5 ? c.adam.lr : c.sgd.lr);
   const float scale = c.grad_scale != nullptr ? *c.grad_scale : 1.f;
   const auto st = Rule::template prepare<T>(c, g, lr, scale);
-  const int64_t begin = static_cast<int64_t>(block - a.first_block[lo]) * kChunk;
+  const int64_t begin = static_cast<int64_t>(block - a.first_block[gi]) * kChunk;
   const int64_t end = begin + kChunk < g.numel ? begin + kChunk : g.numel;
   run_chunk<Rule, S, T>(g, c, st, begin, end);
 }

@@ -23,6 +23,7 @@
 #include "kernels/gpu_runtime.h"
 #include "kernels/kernel_launch.h"
 #include "kernels/multi_tensor_batches.h"
+#include "kernels/multi_tensor_groups.cuh"
 #include "kernels/op_call.h"
 #include "kernels/tensor_access.cuh"
 
@@ -142,15 +143,9 @@ __device__ __forceinline__ void run_chunk_runtime(int32_t op, const Group<T>& g,
 template <class S, class T, int ARITY>
 __global__ void __launch_bounds__(kThreads) multi_tensor_kernel(const __grid_constant__ LaunchArgs<T> a) {
   const int32_t block = static_cast<int32_t>(blockIdx.x);
-  // This block's group: the last whose first block is at or before it.
-  int lo = 0, hi = a.num_groups - 1;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (a.first_block[mid] <= block) lo = mid;
-    else hi = mid - 1;
-  }
+  const int gi = group_of_block(a, block);  // this block's group
   // The group, with its broadcast elements read into values (then they are scalar operands to the loops).
-  Group<T> g = a.groups[lo];
+  Group<T> g = a.groups[gi];
 #pragma unroll
   for (int k = 0; k < ARITY; ++k) {
     if (g.device_value[k] != DType::Unsupported) {
@@ -158,7 +153,7 @@ __global__ void __launch_bounds__(kThreads) multi_tensor_kernel(const __grid_con
       g.in[k] = nullptr;
     }
   }
-  const int64_t begin = static_cast<int64_t>(block - a.first_block[lo]) * kChunk;
+  const int64_t begin = static_cast<int64_t>(block - a.first_block[gi]) * kChunk;
   const int64_t end = begin + kChunk < g.numel ? begin + kChunk : g.numel;
 #define HAL_MULTI_TENSOR_CASE(id)                                                                  \
   case id:                                                                                         \

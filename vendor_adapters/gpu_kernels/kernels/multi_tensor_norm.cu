@@ -17,6 +17,7 @@
 #include "kernels/gpu_runtime.h"
 #include "kernels/kernel_launch.h"
 #include "kernels/multi_tensor_batches.h"
+#include "kernels/multi_tensor_groups.cuh"
 #include "kernels/op_call.h"
 #include "kernels/tensor_access.cuh"
 #include "kernels/op_call.h"
@@ -48,22 +49,12 @@ struct LaunchArgs {
 };
 static_assert(sizeof(LaunchArgs) <= 4096, "the multi-tensor kernel argument must stay under 4 KiB");
 
-__device__ __forceinline__ int group_of(const LaunchArgs& a, int32_t block) {
-  int lo = 0, hi = a.num_groups - 1;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (a.first_block[mid] <= block) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
 template <class T, NormOrder O>
 __global__ void __launch_bounds__(kThreads) norm_kernel(const __grid_constant__ LaunchArgs a, T* partials,
                                                         int32_t* tickets) {
   using N = VectorNorm<T, O>;
   const int32_t block = static_cast<int32_t>(blockIdx.x);
-  const int gi = group_of(a, block);
+  const int gi = group_of_block(a, block);
   const Group& g = a.groups[gi];
   const int32_t chunk = block - a.first_block[gi];
   const int64_t begin = static_cast<int64_t>(chunk) * kChunk;
@@ -100,7 +91,7 @@ template <class T>
 __global__ void __launch_bounds__(kThreads) unscale_kernel(const __grid_constant__ LaunchArgs a, float* found_inf,
                                                            const float* inv_scale) {
   const int32_t block = static_cast<int32_t>(blockIdx.x);
-  const int gi = group_of(a, block);
+  const int gi = group_of_block(a, block);
   const Group& g = a.groups[gi];
   const int64_t begin = static_cast<int64_t>(block - a.first_block[gi]) * kChunk;
   const int64_t end = begin + kChunk < g.numel ? begin + kChunk : g.numel;
