@@ -76,20 +76,24 @@ bool backward_out(const at::Tensor& grad, const at::Tensor& x, at::Tensor& grad_
   return run_into(OP, Form::Binary, grad_input, {&grad, &x});
 }
 
-// softplus and its backward: (s) beta, threshold.
+// softplus: (s) beta, threshold (its backward: backward_with_two below).
 std::optional<at::Tensor> softplus(const at::Tensor& self, const c10::Scalar& beta, const c10::Scalar& threshold) {
   return run_functional(HAL_OP_SOFTPLUS, Form::Unary, {&self}, {beta, threshold});
 }
 bool softplus_out(const at::Tensor& self, const c10::Scalar& beta, const c10::Scalar& threshold, at::Tensor& out) {
   return run_into(HAL_OP_SOFTPLUS, Form::Unary, out, {&self}, {beta, threshold});
 }
-std::optional<at::Tensor> softplus_backward(const at::Tensor& grad, const at::Tensor& self, const c10::Scalar& beta,
-                                            const c10::Scalar& threshold) {
-  return run_functional(HAL_OP_SOFTPLUS_BACKWARD, Form::Binary, {&grad, &self}, {beta, threshold});
+
+// (grad_output, input, two numbers) -> grad_input: softplus's (beta, threshold), hardtanh's (min, max).
+template <hal_op_t OP>
+std::optional<at::Tensor> backward_with_two(const at::Tensor& grad, const at::Tensor& self, const c10::Scalar& a,
+                                            const c10::Scalar& b) {
+  return run_functional(OP, Form::Binary, {&grad, &self}, {a, b});
 }
-bool softplus_backward_out(const at::Tensor& grad, const at::Tensor& self, const c10::Scalar& beta,
-                           const c10::Scalar& threshold, at::Tensor& grad_input) {
-  return run_into(HAL_OP_SOFTPLUS_BACKWARD, Form::Binary, grad_input, {&grad, &self}, {beta, threshold});
+template <hal_op_t OP>
+bool backward_with_two_out(const at::Tensor& grad, const at::Tensor& self, const c10::Scalar& a, const c10::Scalar& b,
+                           at::Tensor& grad_input) {
+  return run_into(OP, Form::Binary, grad_input, {&grad, &self}, {a, b});
 }
 
 // elu (selu and celu reach it with their coefficients) and its backward, which reads the input or, after an
@@ -164,16 +168,6 @@ bool logit_backward_out(const at::Tensor& grad, const at::Tensor& self, std::opt
   return run_into(HAL_OP_LOGIT_BACKWARD, Form::Binary, grad_input, {&grad, &self}, {logit_eps(eps)});
 }
 
-// hardtanh's backward (its forward is clamp): (s) min, max.
-std::optional<at::Tensor> hardtanh_backward(const at::Tensor& grad, const at::Tensor& self, const c10::Scalar& low,
-                                            const c10::Scalar& high) {
-  return run_functional(HAL_OP_HARDTANH_BACKWARD, Form::Binary, {&grad, &self}, {low, high});
-}
-bool hardtanh_backward_out(const at::Tensor& grad, const at::Tensor& self, const c10::Scalar& low,
-                           const c10::Scalar& high, at::Tensor& grad_input) {
-  return run_into(HAL_OP_HARDTANH_BACKWARD, Form::Binary, grad_input, {&grad, &self}, {low, high});
-}
-
 // softshrink and hardshrink, and their one backward: (s) lambd. ATen refuses a negative lambd for softshrink.
 template <hal_op_t OP>
 void check_lambd(const c10::Scalar& lambd) {
@@ -235,9 +229,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
              backward_out<HAL_OP_TANH_BACKWARD>);
   HAL_NATIVE(m, softplus, "softplus", launches(HAL_OP_SOFTPLUS), softplus);
   HAL_NATIVE(m, softplus_out, "softplus.out", launches(HAL_OP_SOFTPLUS), softplus_out);
-  HAL_NATIVE(m, softplus_backward, "softplus_backward", launches(HAL_OP_SOFTPLUS_BACKWARD), softplus_backward);
+  HAL_NATIVE(m, softplus_backward, "softplus_backward", launches(HAL_OP_SOFTPLUS_BACKWARD),
+             backward_with_two<HAL_OP_SOFTPLUS_BACKWARD>);
   HAL_NATIVE(m, softplus_backward_grad_input, "softplus_backward.grad_input", launches(HAL_OP_SOFTPLUS_BACKWARD),
-             softplus_backward_out);
+             backward_with_two_out<HAL_OP_SOFTPLUS_BACKWARD>);
   HAL_NATIVE_FORMS(m, elu, "elu", HAL_OP_ELU, elu);
   HAL_NATIVE(m, elu_backward, "elu_backward", launches(HAL_OP_ELU_BACKWARD), elu_backward);
   HAL_NATIVE(m, elu_backward_grad_input, "elu_backward.grad_input", launches(HAL_OP_ELU_BACKWARD), elu_backward_out);
@@ -253,9 +248,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_NATIVE(m, logit_backward, "logit_backward", launches(HAL_OP_LOGIT_BACKWARD), logit_backward);
   HAL_NATIVE(m, logit_backward_grad_input, "logit_backward.grad_input", launches(HAL_OP_LOGIT_BACKWARD),
              logit_backward_out);
-  HAL_NATIVE(m, hardtanh_backward, "hardtanh_backward", launches(HAL_OP_HARDTANH_BACKWARD), hardtanh_backward);
+  // hardtanh's forward is clamp; its backward: (s) min, max.
+  HAL_NATIVE(m, hardtanh_backward, "hardtanh_backward", launches(HAL_OP_HARDTANH_BACKWARD),
+             backward_with_two<HAL_OP_HARDTANH_BACKWARD>);
   HAL_NATIVE(m, hardtanh_backward_grad_input, "hardtanh_backward.grad_input", launches(HAL_OP_HARDTANH_BACKWARD),
-             hardtanh_backward_out);
+             backward_with_two_out<HAL_OP_HARDTANH_BACKWARD>);
   HAL_NATIVE(m, softshrink, "softshrink", launches(HAL_OP_SOFTSHRINK), shrink<HAL_OP_SOFTSHRINK>);
   HAL_NATIVE(m, softshrink_out, "softshrink.out", launches(HAL_OP_SOFTSHRINK), shrink_out<HAL_OP_SOFTSHRINK>);
   HAL_NATIVE(m, hardshrink, "hardshrink", launches(HAL_OP_HARDSHRINK), shrink<HAL_OP_HARDSHRINK>);
