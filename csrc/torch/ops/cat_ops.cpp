@@ -4,6 +4,7 @@
 #include <ATen/WrapDimUtils.h>
 #include <ATen/native/TypeProperties.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/view_as_real.h>
 #include <torch/library.h>
 
 #include "dispatch/native_first.h"
@@ -14,11 +15,22 @@ namespace {
 // Legacy behaviour kept by ATen: a 1-D tensor of size 0 joins any cat and contributes nothing.
 bool skipped(const at::Tensor& t) { return t.dim() == 1 && t.size(0) == 0; }
 
+// Complex inputs are copied as their (real, imaginary) views (the ABI has no complex dtype): all of the
+// result's dtype, without conjugate or negative bits (which the other paths apply).
+bool complex_inputs_done(const std::vector<std::reference_wrapper<const at::Tensor>>& tensors, at::ScalarType dtype) {
+  if (dtype != at::kComplexFloat && dtype != at::kComplexDouble) return false;
+  for (const at::Tensor& t : tensors) {
+    if (!skipped(t) && (t.scalar_type() != dtype || t.is_conj() || t.is_neg())) return false;
+  }
+  return true;
+}
+
 std::optional<at::Tensor> cat(const at::ITensorListRef& tensor_list, int64_t dim) {
   const auto tensors = tensor_list.materialize();
   TORCH_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
   const at::ScalarType dtype = at::native::result_type(tensor_list);
-  if (!hal_dtype_of(dtype).has_value()) return std::nullopt;
+  const bool complex = at::isComplexType(dtype);
+  if (complex ? !complex_inputs_done(tensors, dtype) : !hal_dtype_of(dtype).has_value()) return std::nullopt;
 
   const at::Tensor* ref = nullptr;
   for (size_t i = 0; i < tensors.size(); ++i) {
@@ -66,7 +78,16 @@ std::optional<at::Tensor> cat(const at::ITensorListRef& tensor_list, int64_t dim
     if (t.numel() > 0) {
       sizes[wrapped] = size;
       KernelArgs args;
-      args.input(t).raw_output(base + offset * step, dtype, sizes, out.strides());
+      if (complex) {  // [..., 2] real views: a trailing pair of stride 1, the other strides doubled
+        std::vector<int64_t> pair_sizes(sizes), pair_strides;
+        pair_sizes.push_back(2);
+        for (int64_t st : out.strides()) pair_strides.push_back(st * 2);
+        pair_strides.push_back(1);
+        args.input(at::view_as_real(t))
+            .raw_output(base + offset * step, c10::toRealValueType(dtype), pair_sizes, pair_strides);
+      } else {
+        args.input(t).raw_output(base + offset * step, dtype, sizes, out.strides());
+      }
       if (!launch(out.device().index(), HAL_OP_COPY, args)) return std::nullopt;
     }
     offset += size;

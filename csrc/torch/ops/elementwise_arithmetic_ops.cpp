@@ -3,6 +3,7 @@
 #include <ATen/native/BinaryOps.h>
 #include <torch/library.h>
 
+#include "ops/complex_by_real_view.h"
 #include "ops/elementwise_forms.h"
 
 namespace torch_hal::native {
@@ -13,6 +14,11 @@ namespace {
 // promotion pass before it).
 bool with_alpha(hal_op_t op, const at::Tensor& out, const at::Tensor& a, const at::Tensor& b,
                 const c10::Scalar& alpha, at::Tensor* allocated = nullptr) {
+  if (complex_by_real_view::involves_complex(&out, {&a, &b})) {
+    auto result = complex_by_real_view::elementwise(op, Form::Binary, out, {&a, &b}, {alpha});
+    if (result.has_value() && allocated) *allocated = std::move(*result);
+    return result.has_value();
+  }
   auto iter = make_iterator(Form::Binary, out, {&a, &b});
   at::native::alpha_check(iter.common_dtype(), alpha);
   if (!launch_elementwise(iter, op, {alpha}, Promotion::ToCommonDtype)) return false;

@@ -1,5 +1,7 @@
 #include "ops/elementwise_forms.h"
 
+#include "ops/complex_by_real_view.h"
+
 namespace torch_hal::native {
 
 Promotion promotion_of(Form form) {
@@ -51,6 +53,9 @@ bool abi_can_describe(const at::Tensor* out, std::initializer_list<const at::Ten
 
 std::optional<at::Tensor> run_functional(hal_op_t op, Form form, std::initializer_list<const at::Tensor*> inputs,
                                          std::initializer_list<c10::Scalar> scalars) {
+  if (complex_by_real_view::involves_complex(nullptr, inputs)) {
+    return complex_by_real_view::elementwise(op, form, at::Tensor(), inputs, scalars);
+  }
   if (!abi_can_describe(nullptr, inputs)) return std::nullopt;
   at::Tensor out;
   auto iter = make_iterator(form, out, inputs);
@@ -60,6 +65,9 @@ std::optional<at::Tensor> run_functional(hal_op_t op, Form form, std::initialize
 
 bool run_into(hal_op_t op, Form form, const at::Tensor& out, std::initializer_list<const at::Tensor*> inputs,
               std::initializer_list<c10::Scalar> scalars) {
+  if (complex_by_real_view::involves_complex(&out, inputs)) {
+    return complex_by_real_view::elementwise(op, form, out, inputs, scalars).has_value();
+  }
   if (!abi_can_describe(&out, inputs)) return false;
   auto iter = make_iterator(form, out, inputs);  // the iterator resizes and writes `out` itself
   return launch_elementwise(iter, op, scalars, promotion_of(form));

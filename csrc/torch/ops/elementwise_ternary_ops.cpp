@@ -1,7 +1,10 @@
 // Three-input elementwise ops: where, masked_fill_ (as an in-place where), clamp with both bounds,
 // addcmul, addcdiv and lerp. They use ATen's promoting iterator; where keeps its own (no promotion of the
 // condition, the result dtype of self and other).
+#include <ATen/ExpandUtils.h>
+#include <ATen/native/Resize.h>
 #include <ATen/ops/result_type.h>
+#include <ATen/ops/view_as_real.h>
 
 #include "ops/elementwise_forms.h"
 
@@ -40,10 +43,35 @@ bool where_into(at::Tensor& out, const at::Tensor& condition, const at::Tensor& 
   return launch_elementwise(iter, HAL_OP_WHERE);
 }
 
+// A complex operand or output as its (real, imaginary) view: of dtype `type` (complex64 or complex128), on
+// the device, without conjugate or negative bits (which the other paths apply).
+bool pairs_done(const at::Tensor& t, at::ScalarType type) {
+  return (type == at::kComplexFloat || type == at::kComplexDouble) && t.scalar_type() == type && !t.device().is_cpu() &&
+         !t.is_conj() && !t.is_neg();
+}
+
+// Complex where: the real where over the (real, imaginary) views, the condition unsqueezed to broadcast over
+// the trailing pair. `out` is resized to the broadcast shape (ATen's out= rules).
+bool where_complex(at::Tensor& out, const at::Tensor& condition, const at::Tensor& self, const at::Tensor& other) {
+  const at::ScalarType type = out.scalar_type();
+  if (!pairs_done(self, type) || !pairs_done(other, type) || !pairs_done(out, type)) return false;
+  if (out.is_alias_of(self) || out.is_alias_of(other) || out.is_alias_of(condition)) return false;
+  const at::Tensor cond = bool_condition(condition, "where");
+  if (cond.device() != out.device()) return false;
+  at::native::resize_output(out, at::infer_size_dimvector(cond.sizes(), at::infer_size_dimvector(self.sizes(), other.sizes())));
+  at::Tensor pairs = at::view_as_real(out);
+  return where_into(pairs, cond.unsqueeze(-1), at::view_as_real(self), at::view_as_real(other));
+}
+
 std::optional<at::Tensor> where_self(const at::Tensor& condition, const at::Tensor& self, const at::Tensor& other) {
   const at::ScalarType type = at::result_type(self, other);
   const at::Device device = self.device().is_cpu() ? (other.device().is_cpu() ? condition.device() : other.device())
                                                    : self.device();
+  if (at::isComplexType(type)) {
+    at::Tensor out = at::empty({0}, self.options().dtype(type).device(device));
+    if (!where_complex(out, condition, self, other)) return std::nullopt;
+    return out;
+  }
   at::Tensor out = at::empty({0}, self.options().dtype(type).device(device));
   if (!where_into(out, condition, self, other)) return std::nullopt;
   return out;
@@ -52,6 +80,7 @@ bool where_self_out(const at::Tensor& condition, const at::Tensor& self, const a
   const at::ScalarType type = at::result_type(self, other);
   TORCH_CHECK(out.scalar_type() == type, "Expected out type to be ", type, " but got ", out.scalar_type());
   at::Tensor target = out;
+  if (at::isComplexType(type)) return where_complex(target, condition, self, other);
   return where_into(target, condition, self, other);
 }
 
@@ -60,6 +89,12 @@ bool masked_fill_with(at::Tensor& self, const at::Tensor& mask, const at::Tensor
   TORCH_CHECK(mask.scalar_type() == at::kBool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
               mask.scalar_type());
   TORCH_CHECK(self.device() == mask.device(), "expected mask and self to be on the same device");
+  if (self.is_complex()) {
+    // The real masked fill of the (real, imaginary) views, the mask unsqueezed over the trailing pair.
+    if (!pairs_done(self, self.scalar_type()) || !pairs_done(value, self.scalar_type())) return false;
+    at::Tensor pairs = at::view_as_real(self);
+    return masked_fill_with(pairs, mask.unsqueeze(-1), at::view_as_real(value));
+  }
   auto iter = at::TensorIteratorConfig()
                   .check_all_same_dtype(false)
                   .resize_outputs(false)

@@ -3,6 +3,7 @@
 
 #include <limits>
 
+#include "ops/complex_by_real_view.h"
 #include "ops/elementwise_forms.h"
 
 namespace torch_hal::native {
@@ -64,6 +65,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_NATIVE_FORMS(m, neg, "neg", HAL_OP_NEG, unary, <HAL_OP_NEG, Unary, no_bool_negation>);
   HAL_NATIVE(m, abs_out, "abs.out", launches(HAL_OP_ABS),
              unary_out<HAL_OP_ABS, Unary, no_bool>);  // abs, abs_ are composites
+  // conj_physical and conj_physical_ are composites over the out= form; real tensors take the other paths.
+  HAL_NATIVE(m, conj_physical_out, "conj_physical.out", launches(HAL_OP_COPY, HAL_OP_NEG),
+             complex_by_real_view::conj_physical_out);
+  // (ATen's conj_physical_ calls its CPU/CUDA stub directly, which has no hal kernel.)
+  HAL_NATIVE(m, conj_physical_, "conj_physical_", launches(HAL_OP_NEG), complex_by_real_view::conj_physical_);
   HAL_NATIVE_FORMS(m, floor, "floor", HAL_OP_FLOOR, unary, <HAL_OP_FLOOR, Unary, no_bool>);
   HAL_NATIVE_FORMS(m, ceil, "ceil", HAL_OP_CEIL, unary, <HAL_OP_CEIL, Unary, no_bool>);
   HAL_NATIVE_FORMS(m, round, "round", HAL_OP_ROUND, unary, <HAL_OP_ROUND, Unary, no_bool>);

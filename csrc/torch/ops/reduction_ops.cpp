@@ -2,6 +2,8 @@
 // var_mean/std_mean), all/any, linalg.vector_norm. The output's shape and dtype are ATen's; the kernel sees the output with the
 // input's rank (reduced dimensions of size 1, adapter.h's convention), however keepdim was given.
 #include <ATen/native/Resize.h>
+#include <ATen/ops/view_as_complex.h>
+#include <ATen/ops/view_as_real.h>
 #include <c10/core/WrapDimMinimal.h>
 #include <torch/library.h>
 
@@ -96,8 +98,56 @@ bool reduce_out(hal_op_t op, const at::Tensor& self, const Plan& p, std::optiona
 
 // ---- sum / mean / prod ---------------------------------------------------------------------------
 
+// Complex sums and means: the real reduction over the (real, imaginary) view, of the same dims (wrapped on the
+// complex rank, so that the trailing pair is kept). nullopt (declined) for 0-dim inputs, another result dtype,
+// conjugate or negative bits.
+std::optional<std::vector<int64_t>> pair_dims(const at::Tensor& self, at::OptionalIntArrayRef dims,
+                                              std::optional<at::ScalarType> dtype) {
+  const at::ScalarType type = self.scalar_type();
+  if ((type != at::kComplexFloat && type != at::kComplexDouble) || self.is_conj() ||
+      self.is_neg() || (dtype.has_value() && *dtype != type)) {
+    return std::nullopt;
+  }
+  std::vector<int64_t> wrapped;
+  if (!dims.has_value() || dims->empty()) {
+    for (int64_t d = 0; d < self.dim(); ++d) wrapped.push_back(d);
+  } else {
+    for (int64_t d : *dims) wrapped.push_back(c10::maybe_wrap_dim(d, self.dim()));
+  }
+  return wrapped;
+}
+// The plan over the [..., 2] view. A 0-dim input (whose dims, if any, are 0 or -1) reduces nothing: its pair is
+// kept as it is (plan_reduction would read the empty list of dims as "all of them").
+Plan pair_plan(const at::Tensor& self, const at::Tensor& parts, at::OptionalIntArrayRef dims,
+               const std::vector<int64_t>& pair, bool keepdim) {
+  if (self.dim() > 0) return plan_reduction(parts, pair, keepdim);
+  (void)plan_reduction(self, dims, keepdim);  // ATen's checks of the dims
+  Plan p;
+  p.keep_sizes = {2};
+  p.out_sizes = {2};
+  return p;
+}
+std::optional<at::Tensor> complex_reduce_new(hal_op_t op, const at::Tensor& self, at::OptionalIntArrayRef dims,
+                                             bool keepdim, std::optional<at::ScalarType> dtype) {
+  const auto pair = pair_dims(self, dims, dtype);
+  if (!pair.has_value()) return std::nullopt;
+  const at::Tensor parts = at::view_as_real(self);
+  auto out = reduce_new(op, parts, pair_plan(self, parts, dims, *pair, keepdim), parts.scalar_type());
+  if (!out.has_value()) return std::nullopt;
+  return at::view_as_complex(*out);  // a new contiguous [..., 2]
+}
+bool complex_reduce_out(hal_op_t op, const at::Tensor& self, at::OptionalIntArrayRef dims, bool keepdim,
+                        std::optional<at::ScalarType> dtype, at::Tensor& out) {
+  const auto pair = pair_dims(self, dims, dtype);
+  if (!pair.has_value() || out.scalar_type() != self.scalar_type() || out.is_conj() || out.is_neg()) return false;
+  at::native::resize_output(out, plan_reduction(self, dims, keepdim).out_sizes);
+  const at::Tensor parts = at::view_as_real(self);
+  return reduce_into(op, parts, at::view_as_real(out), pair_plan(self, parts, dims, *pair, keepdim));
+}
+
 std::optional<at::Tensor> sum_dims(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
                                    std::optional<at::ScalarType> dtype) {
+  if (self.is_complex()) return complex_reduce_new(HAL_OP_SUM, self, dim, keepdim, dtype);
   return reduce_new(HAL_OP_SUM, self, plan_reduction(self, dim, keepdim), accumulating_dtype(self, dtype));
 }
 std::optional<at::Tensor> sum_all(const at::Tensor& self, std::optional<at::ScalarType> dtype) {
@@ -115,6 +165,7 @@ at::Tensor sum_all_entry(const at::Tensor& self, std::optional<at::ScalarType> d
 }
 bool sum_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, std::optional<at::ScalarType> dtype,
              at::Tensor& out) {
+  if (self.is_complex()) return complex_reduce_out(HAL_OP_SUM, self, dim, keepdim, dtype, out);
   return reduce_out(HAL_OP_SUM, self, plan_reduction(self, dim, keepdim), dtype, out);
 }
 
@@ -127,11 +178,16 @@ at::ScalarType mean_dtype(const at::Tensor& self, std::optional<at::ScalarType> 
 }
 std::optional<at::Tensor> mean_dims(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
                                     std::optional<at::ScalarType> dtype) {
+  if (self.is_complex()) {
+    mean_dtype(self, dtype);
+    return complex_reduce_new(HAL_OP_MEAN, self, dim, keepdim, dtype);
+  }
   return reduce_new(HAL_OP_MEAN, self, plan_reduction(self, dim, keepdim), mean_dtype(self, dtype));
 }
 bool mean_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, std::optional<at::ScalarType> dtype,
               at::Tensor& out) {
   mean_dtype(self, dtype.has_value() ? dtype : std::optional<at::ScalarType>(out.scalar_type()));
+  if (self.is_complex()) return complex_reduce_out(HAL_OP_MEAN, self, dim, keepdim, dtype, out);
   return reduce_out(HAL_OP_MEAN, self, plan_reduction(self, dim, keepdim), dtype, out);
 }
 
