@@ -37,6 +37,7 @@ bool is_planned(hal_op_t op) {
     case Family::indexing: return op == HAL_OP_INDEX_SELECT;
     case Family::embedding: return true;
     case Family::triangular: return true;
+    case Family::dft: return true;
     default: return false;
   }
 }
@@ -128,6 +129,8 @@ hal_status_t plan(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, c
       return detail::plan_embedding_backward(inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     case Family::triangular:
       return detail::plan_triangular(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
+    case Family::dft:
+      return detail::plan_dft(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     default:
       break;
   }

@@ -21,6 +21,7 @@ HAL_SPIRV_EMBEDDED(layer_norm)
 HAL_SPIRV_EMBEDDED(indexing)
 HAL_SPIRV_EMBEDDED(embedding)
 HAL_SPIRV_EMBEDDED(triangular)
+HAL_SPIRV_EMBEDDED(dft)
 #undef HAL_SPIRV_EMBEDDED
 #endif
 
@@ -41,6 +42,7 @@ SpirvModule module_bytes(Module module) {
     case Module::Indexing: return {indexing_spv, indexing_spv_size};
     case Module::Embedding: return {embedding_spv, embedding_spv_size};
     case Module::Triangular: return {triangular_spv, triangular_spv_size};
+    case Module::Dft: return {dft_spv, dft_spv_size};
   }
 #else
   (void)module;
@@ -64,6 +66,7 @@ const char* module_name(Module module) {
     case Module::Indexing: return "indexing";
     case Module::Embedding: return "embedding";
     case Module::Triangular: return "triangular";
+    case Module::Dft: return "dft";
   }
   return "unknown";
 }

@@ -22,8 +22,9 @@ enum class Module : int {
   Indexing = 11,       // kernels/indexing.cl: index_select (gpu_kernels' indexing rules and row selection)
   Embedding = 12,      // kernels/embedding.cl: embedding backward (gpu_kernels' kernel body)
   Triangular = 13,     // kernels/triangular.cl: tril and triu (gpu_kernels' rule)
+  Dft = 14,            // kernels/dft.cl: the discrete Fourier transform (gpu_kernels' dft.cuh)
 };
-constexpr int kModuleCount = 14;
+constexpr int kModuleCount = 15;
 
 struct SpirvModule {
   const unsigned char* bytes = nullptr;

@@ -71,4 +71,5 @@ constexpr bool is_signed_v = T(-1) < T(0);
 #define fmaxf fmax
 #define fminf fmin
 #define cospif cospi
+#define sinpif sinpi
 #define __umulhi mul_hi  // the high 32 bits of a 32 x 32-bit product
