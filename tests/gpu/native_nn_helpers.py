@@ -84,8 +84,8 @@ def make(shape, dtype, seed=0, low=-3, high=3):
         return torch.randint(0, 2, shape, generator=g).bool()
     if dtype.is_floating_point:
         return (torch.rand(shape, generator=g, dtype=torch.float64) * (high - low) + low).to(dtype)
-    lo = 0 if dtype == torch.uint8 else low * 10
-    return torch.randint(lo, high * 10, shape, generator=g).to(dtype)
+    lo = 0 if dtype == torch.uint8 else int(low * 10)
+    return torch.randint(lo, int(high * 10), shape, generator=g).to(dtype)
 
 @pytest.fixture
 def native(gpu_device):

@@ -2,7 +2,8 @@
 // advanced_indexing_ops.cpp (x[...], x[...] = v), nonzero_ops.cpp and index_update_ops.cpp:
 //   select_rows: out = self.index_select(dim, index)      (HAL_OP_INDEX_SELECT)
 //   put_rows:    out[index[k], ...] (= or +=) values[k, ...] (HAL_OP_INDEX_PUT)
-// Both wrap indices in [-size, 0) Python-style; an index out of range reads as 0 / is skipped (the kernels
+//   scatter_elements: out[..., index[...], ...] (=, +=, *=, max=, min=) src[...] along dim  (HAL_OP_SCATTER)
+// select_rows and put_rows wrap indices in [-size, 0) Python-style; an index out of range reads as 0 / is skipped (the kernels
 // cannot raise without a device synchronization, see vendor_adapters/gpu_kernels/kernels/indexing.cu).
 #pragma once
 
@@ -32,6 +33,22 @@ inline bool put_rows(const at::Tensor& out, const at::Tensor& index, const at::T
   KernelArgs args;
   args.input(index64).input(values).output(out).scalar(static_cast<int64_t>(accumulate ? 1 : 0));
   return launch(out.device().index(), HAL_OP_INDEX_PUT, args);
+}
+
+// SCATTER's reduce scalar (adapter_ops.def).
+enum class ScatterReduce : int64_t { Set = 0, Add = 1, Multiply = 2, Max = 3, Min = 4 };
+
+// out (at least 1-D) gets src[...] (index's shape read from src, or the scalar `value` when src is null) at
+// index[...] along dim, combined by `reduce`. The caller checked the shapes and dtypes as ATen does. False when
+// the adapter has no kernel for it (e.g. a reduction its dtype lacks an atomic for): nothing written.
+inline bool scatter_elements(const at::Tensor& out, int64_t dim, const at::Tensor& index, const at::Tensor* src,
+                             const c10::Scalar* value, ScatterReduce reduce) {
+  KernelArgs args;
+  args.input(index);
+  if (src) args.input_as(*src, index.sizes(), src->strides());
+  else args.scalar_input(*value, out.scalar_type());
+  args.output(out).scalar(dim).scalar(static_cast<int64_t>(reduce));
+  return launch(out.device().index(), HAL_OP_SCATTER, args);
 }
 
 }  // namespace torch_hal::native

@@ -5,6 +5,7 @@
 #include <ATen/WrapDimUtils.h>
 #include <ATen/native/ScatterGatherChecks.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/view_as_real.h>
 #include <torch/library.h>
 
 #include "dispatch/native_first.h"
@@ -12,8 +13,6 @@
 
 namespace torch_hal::native {
 namespace {
-
-constexpr int64_t kScatterSet = 0, kScatterAdd = 1;
 
 std::optional<at::Tensor> index_select(const at::Tensor& self, int64_t dim, const at::Tensor& index) {
   TORCH_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
@@ -24,12 +23,23 @@ std::optional<at::Tensor> index_select(const at::Tensor& self, int64_t dim, cons
   auto sizes = self.sizes().vec();
   sizes[wrapped] = flat.numel();
   at::Tensor out = at::empty(sizes, self.options());
+  if (self.is_complex()) {
+    // Rows of the (real, imaginary) views: the same dim, the trailing pair carried along.
+    if (self.scalar_type() != at::kComplexFloat && self.scalar_type() != at::kComplexDouble) return std::nullopt;
+    if (self.is_conj() || self.is_neg()) return std::nullopt;  // the other paths apply those bits
+    if (!select_rows(at::view_as_real(out), at::view_as_real(self), wrapped, flat)) return std::nullopt;
+    return out;
+  }
   if (!select_rows(out, self, wrapped, flat)) return std::nullopt;
   return out;
 }
 
+// ATen treats a 0-dim tensor in gather and scatter as 1-D of one element (ensure_nonempty_dim): the kernels see it
+// so, through a [1] view of the same storage.
+at::Tensor at_least_1d(const at::Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
+
 std::optional<at::Tensor> gather(const at::Tensor& self, int64_t dim, const at::Tensor& index, bool sparse_grad) {
-  if (sparse_grad || self.dim() == 0 || index.dim() == 0) return std::nullopt;
+  if (sparse_grad) return std::nullopt;
   const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim());
   // An empty index gathers nothing, whatever its shape: ATen checks neither its dtype nor its shape then.
   if (index.numel() == 0) return at::empty(index.sizes(), self.options());
@@ -37,32 +47,28 @@ std::optional<at::Tensor> gather(const at::Tensor& self, int64_t dim, const at::
   at::native::gather_shape_check(self, wrapped, index);
   at::Tensor out = at::empty(index.sizes(), self.options());
   if (out.numel() == 0) return out;
+  const at::Tensor source = at_least_1d(self), positions = at_least_1d(index), result = at_least_1d(out);
   KernelArgs args;
-  args.input(self).input(index).output(out).scalar(wrapped);
+  args.input(source).input(positions).output(result).scalar(wrapped);
   if (!launch(self.device().index(), HAL_OP_GATHER, args)) return std::nullopt;
   return out;
 }
 
 // self[..., index, ...] (= or +=) src / value along dim, in place. src is read over index's shape only.
 bool scatter_into(at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor* src,
-                  const c10::Scalar* value, int64_t reduce, const char* name) {
-  if (self.dim() == 0 || index.dim() == 0 || (src && src->dim() == 0)) return false;
+                  const c10::Scalar* value, ScatterReduce reduce, const char* name) {
   const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim());
   at::native::scatter_gather_dtype_check(name, self, index,
                                          src ? std::optional<at::Tensor>(*src) : std::optional<at::Tensor>());
   at::native::scatter_shape_check(self, wrapped, index,
                                   src ? std::optional<at::Tensor>(*src) : std::optional<at::Tensor>());
   if (index.numel() == 0) return has_native_kernels(self.device().index());
-  KernelArgs args;
-  args.input(index);
-  if (src) args.input_as(*src, index.sizes(), src->strides());
-  else args.scalar_input(*value, self.scalar_type());
-  args.output(self).scalar(wrapped).scalar(reduce);
-  return launch(self.device().index(), HAL_OP_SCATTER, args);
+  const at::Tensor source = src ? at_least_1d(*src) : at::Tensor();
+  return scatter_elements(at_least_1d(self), wrapped, at_least_1d(index), src ? &source : nullptr, value, reduce);
 }
 
 std::optional<at::Tensor> scatter_copy(const at::Tensor& self, int64_t dim, const at::Tensor& index,
-                                       const at::Tensor* src, const c10::Scalar* value, int64_t reduce,
+                                       const at::Tensor* src, const c10::Scalar* value, ScatterReduce reduce,
                                        const char* name) {
   at::Tensor out = self.clone(at::MemoryFormat::Preserve);
   if (!scatter_into(out, dim, index, src, value, reduce, name)) return std::nullopt;
@@ -71,24 +77,47 @@ std::optional<at::Tensor> scatter_copy(const at::Tensor& self, int64_t dim, cons
 
 std::optional<at::Tensor> scatter_src(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                                       const at::Tensor& src) {
-  return scatter_copy(self, dim, index, &src, nullptr, kScatterSet, "scatter");
+  return scatter_copy(self, dim, index, &src, nullptr, ScatterReduce::Set, "scatter");
 }
 bool scatter_src_(at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src) {
-  return scatter_into(self, dim, index, &src, nullptr, kScatterSet, "scatter");
+  return scatter_into(self, dim, index, &src, nullptr, ScatterReduce::Set, "scatter");
 }
 std::optional<at::Tensor> scatter_value(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                                         const at::Scalar& value) {
-  return scatter_copy(self, dim, index, nullptr, &value, kScatterSet, "scatter");
+  return scatter_copy(self, dim, index, nullptr, &value, ScatterReduce::Set, "scatter");
 }
 bool scatter_value_(at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Scalar& value) {
-  return scatter_into(self, dim, index, nullptr, &value, kScatterSet, "scatter");
+  return scatter_into(self, dim, index, nullptr, &value, ScatterReduce::Set, "scatter");
 }
 std::optional<at::Tensor> scatter_add(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                                       const at::Tensor& src) {
-  return scatter_copy(self, dim, index, &src, nullptr, kScatterAdd, "scatter_add");
+  return scatter_copy(self, dim, index, &src, nullptr, ScatterReduce::Add, "scatter_add");
 }
 bool scatter_add_(at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src) {
-  return scatter_into(self, dim, index, &src, nullptr, kScatterAdd, "scatter_add");
+  return scatter_into(self, dim, index, &src, nullptr, ScatterReduce::Add, "scatter_add");
+}
+
+// The legacy reduce argument of scatter (scatter_reduce_ is the general form): "add" or "multiply".
+ScatterReduce legacy_reduce(c10::string_view reduce) {
+  if (reduce == "add") return ScatterReduce::Add;
+  TORCH_CHECK(reduce == "multiply", "reduce argument must be either add or multiply.");
+  return ScatterReduce::Multiply;
+}
+std::optional<at::Tensor> scatter_reduce_src(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                             const at::Tensor& src, c10::string_view reduce) {
+  return scatter_copy(self, dim, index, &src, nullptr, legacy_reduce(reduce), "scatter");
+}
+bool scatter_reduce_src_(at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
+                         c10::string_view reduce) {
+  return scatter_into(self, dim, index, &src, nullptr, legacy_reduce(reduce), "scatter");
+}
+std::optional<at::Tensor> scatter_reduce_value(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                               const at::Scalar& value, c10::string_view reduce) {
+  return scatter_copy(self, dim, index, nullptr, &value, legacy_reduce(reduce), "scatter");
+}
+bool scatter_reduce_value_(at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Scalar& value,
+                           c10::string_view reduce) {
+  return scatter_into(self, dim, index, nullptr, &value, legacy_reduce(reduce), "scatter");
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -100,6 +129,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_NATIVE(m, scatter__value, "scatter_.value", launches(HAL_OP_SCATTER), scatter_value_);
   HAL_NATIVE(m, scatter_add, "scatter_add", launches(HAL_OP_SCATTER), scatter_add);
   HAL_NATIVE(m, scatter_add_, "scatter_add_", launches(HAL_OP_SCATTER), scatter_add_);
+  HAL_NATIVE(m, scatter_reduce, "scatter.reduce", launches(HAL_OP_SCATTER), scatter_reduce_src);
+  HAL_NATIVE(m, scatter__reduce, "scatter_.reduce", launches(HAL_OP_SCATTER), scatter_reduce_src_);
+  HAL_NATIVE(m, scatter_value_reduce, "scatter.value_reduce", launches(HAL_OP_SCATTER), scatter_reduce_value);
+  HAL_NATIVE(m, scatter__value_reduce, "scatter_.value_reduce", launches(HAL_OP_SCATTER), scatter_reduce_value_);
 }
 
 }  // namespace

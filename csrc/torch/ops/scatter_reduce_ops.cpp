@@ -1,26 +1,62 @@
-// scatter_reduce with "sum" and "mean" (torch_scatter-style aggregations in graph neural networks, MoE token
-// routing) from the native scatter and scatter_add: the scattered positions start from self, or from zero without
-// include_self, and a mean divides by how many values each position received (floor division for integers, as
-// ATen). "prod", "amax" and "amin" need an atomic the kernels do not have: ATen's route.
+// scatter_reduce and index_reduce (torch_scatter-style aggregations in graph neural networks, MoE token routing)
+// from the native SCATTER: the scattered positions start from self, or without include_self from the reduction's
+// identity (0, 1, the dtype's lowest or highest value); "sum" and "mean" add, and a mean divides by how many values
+// each position received (floor division for integers, as ATen); "prod", "amax" and "amin" combine by the kernel's
+// compare-and-swap (a NaN wins amax and amin, as in ATen). index_reduce is scatter_reduce with its 1-D index
+// broadcast over the source's other dims (a stride-0 view, nothing copied).
+#include <ATen/WrapDimUtils.h>
 #include <ATen/ops/ones_like.h>
 #include <ATen/ops/zeros_like.h>
+#include <c10/util/irange.h>
 #include <torch/library.h>
 
+#include <limits>
+
 #include "dispatch/native_first.h"
+#include "ops/indexing_launch.h"
 #include "ops/out_form.h"
 
 namespace torch_hal::native {
 namespace {
+
+// The identity of "prod", "amax" or "amin" in self's dtype: what positions start from without include_self.
+c10::Scalar identity_of(ScatterReduce reduce, at::ScalarType dtype) {
+  if (reduce == ScatterReduce::Multiply) return 1;
+  const bool max = reduce == ScatterReduce::Max;
+  return AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, dtype, "scatter_reduce identity", [&] {
+    using limits = std::numeric_limits<scalar_t>;
+    if constexpr (limits::has_infinity) {
+      return c10::Scalar(max ? -limits::infinity() : limits::infinity());
+    } else {
+      return c10::Scalar(max ? limits::lowest() : limits::max());
+    }
+  });
+}
 
 std::optional<at::Tensor> reduced_copy(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                                        const at::Tensor& src, c10::string_view reduce, bool include_self) {
   TORCH_CHECK(index.scalar_type() == at::kLong, "scatter_reduce(): Expected dtype int64 for index");
   TORCH_CHECK(self.scalar_type() == src.scalar_type(),
               "scatter_reduce(): Expected self.dtype to be equal to src.dtype");
-  const bool mean = reduce == "mean";
-  if ((reduce != "sum" && !mean) || self.is_complex() || self.scalar_type() == at::kBool) return std::nullopt;
+  TORCH_CHECK(reduce == "sum" || reduce == "prod" || reduce == "mean" || reduce == "amax" || reduce == "amin",
+              "reduce argument must be either sum, prod, mean, amax or amin, got ", reduce);
+  if (self.is_complex()) return std::nullopt;
   at::Tensor out = self.clone(at::MemoryFormat::Preserve);
   if (index.numel() == 0) return out;
+  if (reduce == "prod" || reduce == "amax" || reduce == "amin") {
+    const ScatterReduce op = reduce == "prod"   ? ScatterReduce::Multiply
+                             : reduce == "amax" ? ScatterReduce::Max
+                                                : ScatterReduce::Min;
+    if (!include_self) out.scatter_(dim, index, identity_of(op, self.scalar_type()));
+    const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim());
+    const bool rank0 = out.dim() == 0;
+    const at::Tensor target = rank0 ? out.view({1}) : out, positions = rank0 ? index.view({1}) : index;
+    const at::Tensor values = rank0 ? src.view({1}) : src;
+    if (!scatter_elements(target, wrapped, positions, &values, nullptr, op)) return std::nullopt;
+    return out;
+  }
+  if (self.scalar_type() == at::kBool) return std::nullopt;  // no atomic add for bool
+  const bool mean = reduce == "mean";
   if (!include_self) out.scatter_(dim, index, 0);
   out.scatter_add_(dim, index, src);
   if (mean) {
@@ -34,6 +70,27 @@ std::optional<at::Tensor> reduced_copy(const at::Tensor& self, int64_t dim, cons
     }
   }
   return out;
+}
+
+// index_reduce's 1-D index as scatter_reduce's: index[k] at position k of dim, broadcast over source's shape.
+std::optional<at::Tensor> index_reduced_copy(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                             const at::Tensor& source, c10::string_view reduce, bool include_self) {
+  TORCH_CHECK(reduce == "prod" || reduce == "mean" || reduce == "amax" || reduce == "amin",
+              "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got ", reduce, ".");
+  TORCH_CHECK_INDEX(index.dim() <= 1, "index_reduce_(): Index is supposed to be a vector");
+  TORCH_CHECK(index.scalar_type() == at::kLong || index.scalar_type() == at::kInt,
+              "index_reduce_(): Expected dtype int32/int64 for index");
+  TORCH_CHECK(self.scalar_type() == source.scalar_type(), "index_reduce_(): self (", self.scalar_type(),
+              ") and source (", source.scalar_type(), ") must have the same scalar type");
+  if (self.dim() == 0 || source.dim() != self.dim() || index.device() != self.device()) return std::nullopt;
+  const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim());
+  for (const auto d : c10::irange(self.dim())) {
+    if (source.size(d) != (d == wrapped ? index.numel() : self.size(d))) return std::nullopt;  // ATen's error
+  }
+  std::vector<int64_t> shape(self.dim(), 1);
+  shape[wrapped] = index.numel();
+  const at::Tensor spread = index.to(at::kLong).reshape(shape).expand(source.sizes());
+  return reduced_copy(self, wrapped, spread, source, reduce, include_self);
 }
 
 std::optional<at::Tensor> native_scatter_reduce(const at::Tensor& self, int64_t dim, const at::Tensor& index,
@@ -52,10 +109,30 @@ bool native_scatter_reduce_out(const at::Tensor& self, int64_t dim, const at::Te
   return write_out(reduced_copy(self, dim, index, src, reduce, include_self), out);
 }
 
+std::optional<at::Tensor> native_index_reduce(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                              const at::Tensor& source, c10::string_view reduce, bool include_self) {
+  return index_reduced_copy(self, dim, index, source, reduce, include_self);
+}
+bool native_index_reduce_(at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& source,
+                          c10::string_view reduce, bool include_self) {
+  const std::optional<at::Tensor> result = index_reduced_copy(self, dim, index, source, reduce, include_self);
+  if (!result) return false;
+  self.copy_(*result);
+  return true;
+}
+bool native_index_reduce_out(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& source,
+                             c10::string_view reduce, bool include_self, at::Tensor& out) {
+  return write_out(index_reduced_copy(self, dim, index, source, reduce, include_self), out);
+}
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  HAL_NATIVE(m, scatter_reduce_two, "scatter_reduce.two", launches(), native_scatter_reduce);
-  HAL_NATIVE(m, scatter_reduce__two, "scatter_reduce_.two", launches(), native_scatter_reduce_);
-  HAL_NATIVE(m, scatter_reduce_two_out, "scatter_reduce.two_out", launches(), native_scatter_reduce_out);
+  HAL_NATIVE(m, scatter_reduce_two, "scatter_reduce.two", launches(HAL_OP_SCATTER), native_scatter_reduce);
+  HAL_NATIVE(m, scatter_reduce__two, "scatter_reduce_.two", launches(HAL_OP_SCATTER), native_scatter_reduce_);
+  HAL_NATIVE(m, scatter_reduce_two_out, "scatter_reduce.two_out", launches(HAL_OP_SCATTER),
+             native_scatter_reduce_out);
+  HAL_NATIVE(m, index_reduce, "index_reduce", launches(HAL_OP_SCATTER), native_index_reduce);
+  HAL_NATIVE(m, index_reduce_, "index_reduce_", launches(HAL_OP_SCATTER), native_index_reduce_);
+  HAL_NATIVE(m, index_reduce_out, "index_reduce.out", launches(HAL_OP_SCATTER), native_index_reduce_out);
 }
 
 }  // namespace

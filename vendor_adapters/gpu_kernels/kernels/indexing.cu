@@ -2,7 +2,8 @@
 //
 // Selection copies elements as raw bytes (source and destination share a dtype), so one kernel serves
 // every dtype. Scatter-add and accumulating index_put use atomic adds (f32, f64, f16, bf16, int32, int64;
-// other dtypes answer NOT_SUPPORTED so the core falls back). Plain scatter and index_put with repeated
+// other dtypes answer NOT_SUPPORTED so the core falls back); scatter's multiply, amax and amin, and its add of
+// the other dtypes, a compare-and-swap loop on any dtype (atomic_combine.cuh). Plain scatter and index_put with repeated
 // indices keep one of the written values, unspecified which, as on CUDA.
 //
 // Bad indices: PyTorch raises on CPU and fires a device-side assert on CUDA; a kernel here cannot raise
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/atomic_combine.cuh"
 #include "kernels/family_support.cuh"
 #include "kernels/indexing_elements.cuh"
 #include "kernels/kernel_launch.h"
@@ -130,7 +132,9 @@ struct ScatterArgs {
   int64_t out_dim_stride, out_dim_size;
   Shape shape;
   int64_t n;
-  bool add, integral;
+  int64_t reduce;  // ScatterReduce
+  bool integral;
+  bool hardware_add;  // the dtype has an atomic add
 };
 __global__ void scatter_kernel(ScatterArgs a) {
   const Operand &out = a.ops[0], &index = a.ops[1], &src_tensor = a.ops[2];
@@ -144,7 +148,7 @@ __global__ void scatter_kernel(ScatterArgs a) {
     if (i < 0) continue;
     char* dst = out.base + (off[0] + i * a.out_dim_stride) * out.elem_size;
     const char* s = src_tensor.base ? src_tensor.base + off[2] * src_tensor.elem_size : nullptr;
-    if (a.add) {
+    if (a.reduce != kScatterSet) {
       double f = src.f;
       int64_t v = src.i;
       if (s) {
@@ -154,7 +158,9 @@ __global__ void scatter_kernel(ScatterArgs a) {
         if (integral) v = static_cast<int64_t>(src.f);
         else f = static_cast<double>(src.i);
       }
-      atomic_add_element(dst, out.dtype, f, v);
+      if (a.reduce == kScatterAdd && a.hardware_add) atomic_add_element(dst, out.dtype, f, v);
+      else if (integral) atomic_combine<int64_t>(dst, out.dtype, out.elem_size, a.reduce, v);
+      else atomic_combine<double>(dst, out.dtype, out.elem_size, a.reduce, f);
     } else if (s) {
       copy_element(dst, s, out.elem_size);
     } else if (src.value_is_int) {
@@ -297,10 +303,9 @@ hal_status_t scatter(const OpCall& call) {
   }
   const int64_t dim = wrap_dim(scalar_as_int(op_scalar(call, 0, first)), out.ndim);
   const int64_t reduce = scalar_as_int(op_scalar(call, 1, first));
-  if (dim < 0 || dim >= out.ndim || (reduce != 0 && reduce != 1)) {
+  if (dim < 0 || dim >= out.ndim || reduce < kScatterSet || reduce > kScatterMin) {
     return fail(HAL_STATUS_NOT_SUPPORTED, "scatter: bad dim or reduce");
   }
-  if (reduce == 1 && !has_atomic_add(dt)) return fail(HAL_STATUS_NOT_SUPPORTED, "scatter add: no atomic add for dtype");
   for (int d = 0; d < out.ndim; ++d) {
     if ((d != dim && index.shape[d] > out.shape[d]) || (!scalar_src && src.shape[d] != index.shape[d])) {
       return fail(HAL_STATUS_NOT_SUPPORTED, "scatter: src must have index's shape; index within out outside dim");
@@ -325,7 +330,8 @@ hal_status_t scatter(const OpCall& call) {
   args.out_dim_size = out.shape[dim];
   args.shape = shape_of(index);
   args.n = n;
-  args.add = reduce == 1;
+  args.reduce = reduce;
+  args.hardware_add = has_atomic_add(dt);
   args.integral = !is_floating(dt);
   return launch_kernel<scatter_kernel>("scatter", call.device, grid_for(n, kThreads), kThreads, 0, call.stream, args);
 }
