@@ -334,8 +334,11 @@ def test_cumsum_long_rows_half_and_forms(gpu_device):
 
 # ---- sort / topk -----------------------------------------------------------------------------------------
 
+# Lines a block sorts (up to 4096 4-byte keys, 2048 8-byte ones), and longer ones (sort_long_lines.cu: runs
+# merged), of odd lengths that leave a short last run and a run without a partner.
 SORT_SHAPES_DIMS = [((), 0), ((0,), 0), ((1,), 0), ((7, 13), 1), ((7, 13), 0), ((3, 5, 7), 1), ((4, 2048), 1),
-                    ((2, 4096), -1), ((1000, 3), 0), ((2, 0, 3), 1)]
+                    ((2, 4096), -1), ((1000, 3), 0), ((2, 0, 3), 1), ((3, 4097), 1), ((2, 50257), -1),
+                    ((20001, 2), 0), ((3, 12289), 1)]
 
 
 def assert_sorted_like_cpu(actual, expected, x, dim):
@@ -350,8 +353,6 @@ def assert_sorted_like_cpu(actual, expected, x, dim):
 @pytest.mark.parametrize("shape,dim", SORT_SHAPES_DIMS)
 @pytest.mark.parametrize("dtype", FLOATS + INTS + [torch.bool])
 def test_sort(gpu_device, dtype, shape, dim):
-    if dtype in (torch.float64, torch.int64) and shape == (2, 4096):
-        shape = (2, 2048)  # lines of 8-byte values run natively up to 2048
     x = with_specials(make(shape, dtype, -3, 3))  # few distinct integers: many ties
     for descending in (False, True):
         with torch.hal.strict():
@@ -370,16 +371,18 @@ def test_sort_forms(gpu_device):
     with torch.hal.strict():
         torch.sort(x.to(gpu_device), 1, out=(values, indices))
     assert_sorted_like_cpu((values, indices), torch.sort(x, dim=1, stable=True), x, 1)
-    # Longer lines than the kernel holds still sort (through the fallback).
-    long = make((2, 10000), torch.float32)
-    check(torch.sort(long.to(gpu_device), 1).values, torch.sort(long, 1).values)
+    long = make((2, 10000), torch.float32)  # runs merged (sort_long_lines.cu)
+    with torch.hal.strict():
+        values = torch.sort(long.to(gpu_device), 1).values
+    check(values, torch.sort(long, 1).values)
 
 
 @pytest.mark.parametrize("dtype", FLOATS + [torch.int64, torch.int32, torch.uint8])
 @pytest.mark.parametrize("largest", [True, False])
 def test_topk(gpu_device, largest, dtype):
     for shape, dim, k in [((7, 13), 1, 3), ((7, 13), 0, 7), ((50, 1000), -1, 10), ((5,), 0, 0), ((), 0, 1),
-                          ((3, 2048 if dtype.itemsize == 8 else 4096), 1, 100)]:
+                          ((3, 2048 if dtype.itemsize == 8 else 4096), 1, 100), ((4, 50257), 1, 50),
+                          ((2, 9000), 1, 1)]:  # a vocabulary's logits: top-k sampling
         x = make(shape, dtype, -100, 100)
         if dtype.is_floating_point:
             x = with_specials(x)

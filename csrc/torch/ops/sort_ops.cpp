@@ -1,6 +1,7 @@
 // sort (stable, and the unstable overloads that ATen routes to it) and topk, functional and out=: one
-// launch of the adapter's SORT/TOPK kernel, which sorts each line along dim in the GPU's shared memory and
-// returns NOT_SUPPORTED for lines longer than that holds (they take the usual route).
+// launch of the adapter's SORT/TOPK kernel (the GPU library sorts a line in a block's shared memory, and longer
+// lines as runs it then merges; an adapter returns NOT_SUPPORTED for lines it cannot take, which then take the
+// usual route).
 #include <ATen/native/Resize.h>
 #include <c10/core/WrapDimMinimal.h>
 #include <torch/library.h>

@@ -5,8 +5,8 @@
 // order (a stable sort, as sort(stable=True) asks; descending too), NaN ranks above every number (as ATen),
 // padding below everything, and the result is the same on every run. Values are compared in float32 (f16,
 // bf16 and f32 convert exactly), float64, int32 (integers of up to 4 bytes, bool: twice the line length of
-// 8-byte keys) or int64. Lines longer than a block's shared memory
-// holds (kMaxLine) are NOT_SUPPORTED: the caller's fallback sorts them.
+// 8-byte keys) or int64. Lines longer than a block's shared memory holds (kMaxLine) take sort_long_lines.cu:
+// runs of kMaxLine sorted by the same network, then merged.
 
 #include <cstdint>
 #include <type_traits>
@@ -15,51 +15,15 @@
 #include "kernels/kernel_launch.h"
 #include "kernels/lines.cuh"
 #include "kernels/op_call.h"
+#include "kernels/sort_lines.cuh"
+#include "kernels/sort_network.cuh"
 #include "kernels/tensor_access.cuh"
-#include "kernels/op_call.h"
 
 namespace hal_gpu {
 namespace {
 
-constexpr int kThreads = 512;
-// Longest line per key type: keys and int32 positions in 48 KiB of static shared memory.
 template <class K>
-constexpr int kMaxLine = sizeof(K) == 4 ? 4096 : 2048;
-
-struct SortArgs {
-  Lines<3> lines;  // [0] input, [1] values, [2] indices
-  const char* in = nullptr;
-  char* values = nullptr;
-  char* indices = nullptr;
-  DType dtype = DType::Unsupported;  // of input and values
-  int32_t size = 0;
-  int32_t padded = 0;   // the line's length rounded up to a power of two
-  int64_t written = 0;  // elements written per line: the length (SORT) or k (TOPK)
-  bool descending = false;
-};
-
-template <class K>
-__device__ __forceinline__ bool is_nan_key(K v) {
-  if constexpr (std::is_floating_point_v<K>) return v != v;
-  else return false;
-}
-
-// Whether (ka, ia) comes before (kb, ib) in the sorted line of `length` elements (positions past it are padding).
-template <class K>
-__device__ __forceinline__ bool before(K ka, int32_t ia, K kb, int32_t ib, bool descending, int32_t length) {
-  const bool pad_a = ia >= length, pad_b = ib >= length;
-  if (pad_a || pad_b) return pad_a && pad_b ? ia < ib : pad_b;
-  const bool nan_a = is_nan_key(ka), nan_b = is_nan_key(kb);
-  if (nan_a || nan_b) {
-    if (nan_a && nan_b) return ia < ib;
-    return descending ? nan_a : nan_b;  // NaN is the largest value
-  }
-  if (ka != kb) return descending ? ka > kb : ka < kb;
-  return ia < ib;
-}
-
-template <class K>
-__global__ void __launch_bounds__(kThreads) sort_kernel(SortArgs a) {
+__global__ void __launch_bounds__(kSortThreads) sort_kernel(SortArgs a) {
   __shared__ K keys[kMaxLine<K>];
   __shared__ int32_t pos[kMaxLine<K>];
   const int32_t length = static_cast<int32_t>(a.lines.length[0]);
@@ -67,32 +31,13 @@ __global__ void __launch_bounds__(kThreads) sort_kernel(SortArgs a) {
   for (int64_t m = blockIdx.x; m < a.lines.count; m += gridDim.x) {
     int64_t off[3];
     line_offsets(m, a.lines, off);
-    for (int32_t i = threadIdx.x; i < n; i += kThreads) {
+    for (int32_t i = threadIdx.x; i < n; i += kSortThreads) {
       keys[i] = i < length ? load_as<K>(a.in + (off[0] + i * a.lines.step[0]) * a.size, a.dtype) : K(0);
       pos[i] = i;
     }
     __syncthreads();
-    // Bitonic merges of runs of size k, each in steps of distance j: n / 2 compare-exchanges per step.
-    for (int32_t k = 2; k <= n; k <<= 1) {
-      for (int32_t j = k >> 1; j > 0; j >>= 1) {
-        for (int32_t p = threadIdx.x; p < n / 2; p += kThreads) {
-          const int32_t i = 2 * j * (p / j) + (p % j), other = i + j;
-          const bool ascending_run = (i & k) == 0;
-          const bool swap = ascending_run ? before(keys[other], pos[other], keys[i], pos[i], a.descending, length)
-                                          : before(keys[i], pos[i], keys[other], pos[other], a.descending, length);
-          if (swap) {
-            const K key = keys[i];
-            keys[i] = keys[other];
-            keys[other] = key;
-            const int32_t q = pos[i];
-            pos[i] = pos[other];
-            pos[other] = q;
-          }
-        }
-        __syncthreads();
-      }
-    }
-    for (int32_t i = threadIdx.x; i < a.written; i += kThreads) {
+    bitonic_sort(keys, pos, n, length, a.descending, kSortThreads);
+    for (int32_t i = threadIdx.x; i < a.written; i += kSortThreads) {
       store_from<K>(a.values + (off[1] + i * a.lines.step[1]) * a.size, a.dtype, keys[i]);
       *reinterpret_cast<int64_t*>(a.indices + (off[2] + i * a.lines.step[2]) * 8) = pos[i];
     }
@@ -106,12 +51,12 @@ bool scalar_true(const hal_scalar_t& s) {
 
 template <class K>
 hal_status_t run(const OpCall& call, SortArgs& a) {
-  if (a.lines.length[0] > kMaxLine<K>) return HAL_STATUS_NOT_SUPPORTED;
+  if (a.lines.length[0] > kMaxLine<K>) return sort_long_lines<K>(call, a);
   int32_t n = 1;
   while (n < a.lines.length[0]) n <<= 1;
   a.padded = n;
   const unsigned blocks = static_cast<unsigned>(a.lines.count < (int64_t{1} << 20) ? a.lines.count : int64_t{1} << 20);
-  return launch_kernel<sort_kernel<K>>(call.op == HAL_OP_TOPK ? "topk" : "sort", call.device, blocks, kThreads, 0,
+  return launch_kernel<sort_kernel<K>>(call.op == HAL_OP_TOPK ? "topk" : "sort", call.device, blocks, kSortThreads, 0,
                                        call.stream, a);
 }
 
