@@ -144,7 +144,7 @@ def test_regression_losses_and_their_gradients(gpu_device, native, dtype, reduct
         with native():
             got = fn(leaf, y.to(gpu_device))
             got.sum().backward()
-        ref = x.double().requires_grad_()
+        ref = x.double().clone().requires_grad_()  # a copy: x.double() is x itself for float64
         want = fn(ref, y.double())
         want.sum().backward()
         k = x.numel() if reduction != "none" else 1

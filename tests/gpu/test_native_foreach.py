@@ -98,8 +98,9 @@ def dispatched(fn):
 
 
 def other_ops(names):
-    """Ops dispatched beneath the foreach op other than allocations: the per-tensor path's."""
-    return {n for n in names if not n.startswith("aten::_foreach_")} - ALLOCATIONS
+    """aten ops dispatched beneath the foreach op other than allocations: the per-tensor path's. (Events of other
+    names are not ops: the first profile of a process can hold an "INVALID" one.)"""
+    return {n for n in names if n.startswith("aten::") and not n.startswith("aten::_foreach_")} - ALLOCATIONS
 
 
 def assert_fast_route(names, launches, groups):
