@@ -150,6 +150,20 @@ def kernel_cases(nbytes):
         a = torch.randn(n, device=dev)
         return lambda: torch.native_dropout(a, 0.1, True)
 
+    def topk_vocab(dev):  # top-k sampling over GPT-2's vocabulary: lines longer than one block sorts
+        logits = torch.randn(8, 50257, device=dev)
+        return lambda: torch.topk(logits, 50, dim=-1)
+
+    def sort_long(dev):
+        a = torch.randn(1 << 20, device=dev)
+        return lambda: torch.sort(a)
+
+    def rfft_frames(n):  # an STFT's frames: the library transforms by definition, n^2 work per line
+        def make(dev):
+            frames = torch.randn(64, n, device=dev)
+            return lambda: torch.fft.rfft(frames)
+        return make
+
     yield Case("empty 4 KiB", None, empty)
     yield Case("add_ on 16 elements", None, add_small)
     yield Case("add 256 MiB (2 reads + 1 write)", 3 * nbytes, add_large)
@@ -158,6 +172,10 @@ def kernel_cases(nbytes):
     yield Case("mm bf16 4096", 2 * 4096 ** 3, mm(torch.bfloat16))
     yield Case("cast fp32 -> bf16 256 MiB (read + write)", nbytes + nbytes // 2, cast_to_bf16)
     yield Case("native_dropout 256 MiB (read, write, mask)", 2 * nbytes + nbytes // 4, dropout)
+    yield Case("topk 50 of 8 x 50257 (fp32)", None, topk_vocab)
+    yield Case("sort 1M fp32", None, sort_long)
+    yield Case("rfft 64 frames x 512", None, rfft_frames(512))
+    yield Case("rfft 64 frames x 4096", None, rfft_frames(4096))
 
 
 def model_cases():
