@@ -152,3 +152,30 @@ def test_sum_and_mean(gpu_device, dtype):
     for dims in [(0, 2), (-2,)]:
         run_both(lambda t: t.transpose(0, 2).sum(dims), y, device=gpu_device, dtype=dtype, atol_scale=10)
         run_both(lambda t: t.mean(dims), y, device=gpu_device, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_norms_and_dot_products(gpu_device, dtype):
+    x, v, w = make((6, 9), dtype), make((40,), dtype, seed=1), make((40,), dtype, seed=2)
+    for ord_ in (2, 1, float("inf"), 3.5):  # real results, at the tolerances of the complex dtype's parts
+        run_both(lambda t: torch.linalg.vector_norm(t, ord=ord_, dim=1), x, device=gpu_device, dtype=dtype)
+    run_both(lambda t: torch.norm(t, dim=0), x, device=gpu_device, dtype=dtype)
+    run_both(torch.vdot, v, w, device=gpu_device, dtype=dtype, atol_scale=40)
+    run_both(torch.dot, v, w, device=gpu_device, dtype=dtype, atol_scale=40)
+    run_both(lambda a, b: torch.vdot(a[::2], b[1::2]), v, w, device=gpu_device, dtype=dtype, atol_scale=20)
+
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_normal_draws_both_parts(gpu_device, dtype):
+    with torch.hal.strict():
+        z = torch.empty(1 << 18, dtype=dtype, device=gpu_device).normal_(1.0, 2.0)
+        w = torch.randn(1 << 18, dtype=dtype, device=gpu_device)
+    z, w = z.cpu(), w.cpu()
+    # Each part normal with mean 1 and std 2 / sqrt(2); randn's parts with std 1 / sqrt(2). 2^18 draws: the sample
+    # mean is within 0.02 and the sample std within 1% with overwhelming probability.
+    for part in (z.real, z.imag):
+        assert abs(part.mean().item() - 1.0) < 0.02 and abs(part.std().item() - 2 ** 0.5) < 0.015
+    for part in (w.real, w.imag):
+        assert abs(part.mean().item()) < 0.01 and abs(part.std().item() - 0.5 ** 0.5) < 0.008
+    assert abs(torch.corrcoef(torch.stack([z.real, z.imag]))[0, 1].item()) < 0.02  # independent parts

@@ -155,7 +155,10 @@ def test_regression_losses_and_their_gradients(gpu_device, native, dtype, reduct
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("mode", ["reflect", "replicate"])
 def test_reflect_and_replicate_padding_forward_and_backward(gpu_device, native, dtype, mode):
-    for shape, pad in (((2, 3, 7), (2, 3)), ((2, 3, 6, 5), (1, 2, 3, 0)), ((1, 2, 4, 5, 6), (1, 1, 2, 0, 3, 2))):
+    cases = [((2, 3, 7), (2, 3)), ((2, 3, 6, 5), (1, 2, 3, 0)), ((1, 2, 4, 5, 6), (1, 1, 2, 0, 3, 2))]
+    if mode == "replicate":  # negative padding crops
+        cases += [((2, 3, 7), (-2, 3)), ((2, 3, 6, 5), (1, -2, -1, 2)), ((3, 6, 5), (-1, -1, 2, -3))]
+    for shape, pad in cases:
         x = make(shape, dtype)
         leaf = x.to(gpu_device).requires_grad_()
         with native():

@@ -431,3 +431,25 @@ def test_repeat_interleave(gpu_device, native, repeats_dtype):
     with native():
         got = x.to(gpu_device).repeat_interleave(repeats.to(gpu_device), dim=1)
     assert_close(got, x.repeat_interleave(repeats, dim=1))
+
+
+def test_zero_dim_nonzero_and_index_select(gpu_device):
+    with torch.hal.strict():
+        ones = torch.nonzero(torch.tensor(2.5, device=gpu_device))
+        none = torch.nonzero(torch.tensor(0.0, device=gpu_device))
+        static = torch.nonzero_static(torch.tensor(1, device=gpu_device), size=3)
+        picked = torch.index_select(torch.tensor(7.0, device=gpu_device), 0, torch.tensor([0], device=gpu_device))
+    assert ones.shape == (1, 0) and none.shape == (0, 0) and static.shape == (3, 0)
+    assert picked.dim() == 0 and picked.item() == 7.0
+
+
+@pytest.mark.parametrize("name", ["index_add", "index_copy", "index_fill", "index_fill_tensor"])
+def test_zero_dim_index_updates(gpu_device, name):
+    x, source, index = torch.tensor(1.5), torch.tensor(4.0), torch.tensor([0])
+    ops = {"index_add": lambda t, i, s: t.index_add(0, i, s, alpha=2),
+           "index_copy": lambda t, i, s: t.index_copy(0, i, s), "index_fill": lambda t, i, s: t.index_fill(0, i, -3.0),
+           "index_fill_tensor": lambda t, i, s: t.clone().index_fill_(0, i, s)}
+    with torch.hal.strict():
+        got = ops[name](x.to(gpu_device), index.to(gpu_device), source.to(gpu_device))
+    want = ops[name](x, index, source)
+    assert got.dim() == 0 and got.item() == want.item()

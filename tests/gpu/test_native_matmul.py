@@ -194,3 +194,13 @@ def test_double_addmm_with_bias(gpu_device, native):
     with native():
         got = torch.addmm(bias.to(gpu_device), mat1.to(gpu_device), mat2.to(gpu_device))
     check(got, torch.addmm(bias, mat1, mat2), torch.float64, 9)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.int8])
+def test_integer_dot_and_vdot(gpu_device, dtype):
+    g = torch.Generator().manual_seed(3)
+    a, b = torch.randint(-9, 9, (57,), generator=g).to(dtype), torch.randint(-9, 9, (57,), generator=g).to(dtype)
+    for fn in (torch.dot, torch.vdot):
+        with torch.hal.strict():
+            got = fn(a.to(gpu_device), b.to(gpu_device))
+        assert got.dtype == dtype and torch.equal(got.cpu(), fn(a, b))

@@ -4,7 +4,7 @@
 //
 // As everywhere in the indexing kernels, negative indices in [-size, 0) count from the end and out-of-range ones
 // are skipped (taken as 0) instead of raising; duplicate indices in index_copy / put_ without accumulate keep one
-// of the written values, unspecified which, as on CUDA. Accumulating a dtype the kernel has no atomics for (bool,
+// of the written values, unspecified which, as on CUDA. A 0-dim self is one row of one element, as in ATen. Accumulating a dtype the kernel has no atomics for (bool,
 // int8, complex) and other cases the kernels refuse take ATen's path.
 #include <ATen/WrapDimUtils.h>
 #include <ATen/native/Resize.h>
@@ -22,6 +22,8 @@ namespace {
 
 // out[..., index[k], ...] (= or +=) values[..., k, ...] along dim; values [..., K, ...] (broadcast strides allowed).
 bool put_along(const at::Tensor& out, int64_t dim, const at::Tensor& index, const at::Tensor& values, bool accumulate) {
+  // A 0-dim out is one row of one element (ATen's rule for 0-dim tensors along a dim); values then has one too.
+  if (out.dim() == 0) return put_rows(out.view({1}), index.reshape({-1}), values.reshape({-1}), accumulate);
   at::Tensor rows = values;
   if (rows.is_alias_of(out)) rows = rows.clone();
   at::Tensor flat_index = index.reshape({-1});
@@ -33,7 +35,8 @@ bool put_along(const at::Tensor& out, int64_t dim, const at::Tensor& index, cons
 // broadcast, an index on another device).
 bool along_dim_args_ok(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& source,
                        const char* name) {
-  if (self.dim() == 0 || source.dim() != self.dim() || index.device() != self.device()) return false;
+  if (source.dim() != self.dim() || index.device() != self.device()) return false;
+  if (self.dim() == 0 && index.numel() != 1) return false;  // ATen's error
   TORCH_CHECK_INDEX(index.dim() <= 1, name, "(): Index is supposed to be a vector");
   TORCH_CHECK(self.scalar_type() == source.scalar_type(), name, "(): self (", self.scalar_type(), ") and source (",
               source.scalar_type(), ") must have the same scalar type");
@@ -113,22 +116,21 @@ bool index_copy_out(const at::Tensor& self, int64_t dim, const at::Tensor& index
 
 // self[..., index, ...] = value along dim: the value as a 0-dim tensor of self's dtype, broadcast over the rows.
 bool index_fill_with(at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& value) {
-  if (self.dim() == 0 || index.device() != self.device()) return false;
+  if (index.device() != self.device()) return false;
   TORCH_CHECK_INDEX(index.scalar_type() == at::kLong, "index_fill_(): Expected dtype int64 for index.");
   TORCH_CHECK_INDEX(index.dim() <= 1, "index_fill_(): Index is supposed to be a vector");
+  if (self.dim() == 0) return put_along(self, 0, index, value.reshape({1}).expand({index.numel()}), false);
   const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim());
   auto rows_shape = self.sizes().vec();
   rows_shape[wrapped] = index.numel();
   return put_along(self, wrapped, index, value.expand(rows_shape), /*accumulate=*/false);
 }
 bool index_fill_scalar(at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Scalar& value) {
-  if (self.dim() == 0) return false;
   return index_fill_with(self, dim, index, at::full({}, value, self.options()));
 }
 bool index_fill_tensor(at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& value) {
   TORCH_CHECK(value.dim() == 0, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
               value.dim(), " dimension(s).");
-  if (self.dim() == 0) return false;
   return index_fill_with(self, dim, index, value.to(self.device(), self.scalar_type()));
 }
 

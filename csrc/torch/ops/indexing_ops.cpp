@@ -17,7 +17,12 @@ namespace {
 std::optional<at::Tensor> index_select(const at::Tensor& self, int64_t dim, const at::Tensor& index) {
   TORCH_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
   TORCH_CHECK(is_index_type(index), "index_select(): Expected dtype int32 or int64 for index");
-  if (self.dim() == 0) return std::nullopt;
+  if (self.dim() == 0) {  // a 0-dim result of the one element an index of one element selects (else ATen's error)
+    if (index.numel() != 1 || self.is_complex()) return std::nullopt;
+    at::Tensor out = at::empty({}, self.options());
+    if (!select_rows(out.view({1}), self.view({1}), 0, index.reshape({-1}))) return std::nullopt;
+    return out;
+  }
   const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim());
   const at::Tensor flat = index.reshape({-1});
   auto sizes = self.sizes().vec();

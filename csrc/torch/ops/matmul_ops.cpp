@@ -235,21 +235,40 @@ bool addbmm_out(const at::Tensor& self, const at::Tensor& batch1, const at::Tens
   return addbmm_into(out, self, batch1, batch2, beta, alpha);
 }
 
-std::optional<at::Tensor> dot(const at::Tensor& self, const at::Tensor& tensor) {
+void check_dot_operands(const at::Tensor& self, const at::Tensor& tensor, const char* name) {
   TORCH_CHECK(self.dim() == 1 && tensor.dim() == 1, "1D tensors expected, but got ", self.dim(), "D and ",
               tensor.dim(), "D tensors");
   TORCH_CHECK(self.size(0) == tensor.size(0), "inconsistent tensor size, expected tensor [", self.size(0),
               "] and src [", tensor.size(0), "] to have the same number of elements, but got ", self.size(0), " and ",
               tensor.size(0), " elements respectively");
-  TORCH_CHECK(self.scalar_type() == tensor.scalar_type(), "dot : expected both vectors to have same dtype, but found ",
+  TORCH_CHECK(self.scalar_type() == tensor.scalar_type(), name, " : expected both vectors to have same dtype, but found ",
               self.scalar_type(), " and ", tensor.scalar_type());
+}
+
+// The dot product of dtypes the GEMM does not take (integers, complex): the sum of the products, in the dtype.
+std::optional<at::Tensor> dot_by_products(const at::Tensor& self, const at::Tensor& tensor) {
+  if (self.scalar_type() == at::kBool) return std::nullopt;  // ATen's error
+  return self.mul(tensor).sum(self.scalar_type());
+}
+
+std::optional<at::Tensor> native_dot(const at::Tensor& self, const at::Tensor& tensor) {
+  check_dot_operands(self, tensor, "dot");
   if (self.size(0) == 0) return std::nullopt;  // an empty dot is 0: the fallback says so without a kernel
+  if (!at::isFloatingType(self.scalar_type())) return dot_by_products(self, tensor);
   at::Tensor out = at::empty({}, self.options());
   const at::Tensor row = self.as_strided({1, self.size(0)}, {self.size(0) * std::max<int64_t>(self.stride(0), 1), self.stride(0)},
                                          self.storage_offset());
   const at::Tensor out_matrix = out.as_strided({1, 1}, {1, 1});
   if (!gemm(out_matrix, row, as_column(tensor), at::Tensor(), 0, 1)) return std::nullopt;
   return out;
+}
+
+// vdot: the first vector conjugated; for real dtypes, dot.
+std::optional<at::Tensor> native_vdot(const at::Tensor& self, const at::Tensor& other) {
+  check_dot_operands(self, other, "vdot");
+  if (!self.is_complex()) return native_dot(self, other);
+  if (self.size(0) == 0) return std::nullopt;
+  return dot_by_products(self.conj_physical(), other);
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -265,7 +284,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_NATIVE(m, addmv, "addmv", launches(HAL_OP_GEMM), addmv);
   HAL_NATIVE(m, addmv_, "addmv_", launches(HAL_OP_GEMM), addmv_inplace);
   HAL_NATIVE(m, addmv_out, "addmv.out", launches(HAL_OP_GEMM), addmv_out);
-  HAL_NATIVE(m, dot, "dot", launches(HAL_OP_GEMM), dot);
+  HAL_NATIVE(m, dot, "dot", launches(HAL_OP_GEMM), native_dot);
+  HAL_NATIVE(m, vdot, "vdot", launches(HAL_OP_GEMM), native_vdot);
   HAL_NATIVE(m, addbmm, "addbmm", launches(HAL_OP_GEMM), addbmm);
   HAL_NATIVE(m, addbmm_, "addbmm_", launches(HAL_OP_GEMM), addbmm_inplace);
   HAL_NATIVE(m, addbmm_out, "addbmm.out", launches(HAL_OP_GEMM), addbmm_out);

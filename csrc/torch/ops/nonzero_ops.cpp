@@ -56,7 +56,9 @@ at::Tensor unravel(const at::Tensor& positions, at::IntArrayRef sizes) {
 }
 
 std::optional<at::Tensor> nonzero(const at::Tensor& self) {
-  if (self.dim() == 0) return std::nullopt;  // [count, 0]: ATen's path
+  if (self.dim() == 0) {  // [count, 0], count 1 where the value is nonzero (read back, as nonzero always synchronizes)
+    return at::empty({as_mask(self).item<bool>() ? 1 : 0, 0}, self.options().dtype(at::kLong));
+  }
   const std::optional<at::Tensor> positions = true_positions(as_mask(self));
   if (!positions) return std::nullopt;
   return unravel(*positions, self.sizes());
@@ -65,7 +67,7 @@ std::optional<at::Tensor> nonzero(const at::Tensor& self) {
 std::optional<at::Tensor> nonzero_static(const at::Tensor& self, c10::SymInt size, int64_t fill_value) {
   const int64_t n = size.guard_int(__FILE__, __LINE__);
   TORCH_CHECK(n >= 0, "nonzero_static: 'size' must be an non-negative integer, but got size: ", n);
-  if (self.dim() == 0) return std::nullopt;
+  if (self.dim() == 0) return at::empty({n, 0}, self.options().dtype(at::kLong));  // no coordinates to write
   const std::optional<at::Tensor> positions = true_positions(as_mask(self), n);
   if (!positions) return std::nullopt;
   if (n == 0) return at::empty({0, self.dim()}, self.options().dtype(at::kLong));

@@ -2,8 +2,8 @@
 // HiFi-GAN's convolutions, image augmentations) and their backward ops, from native index_select and index_add:
 // along each padded dimension, output position i reads input position source(i), where source reflects about
 // the edges (reflect) or clamps to them (replicate). The backward adds each output gradient into the input
-// position it was read from, one dimension at a time. Padding that ATen would refuse or that crops (negative),
-// and inputs of the wrong rank, keep ATen's route and its errors.
+// position it was read from, one dimension at a time. Negative padding crops (replicate; ATen refuses it for
+// reflect). Padding that ATen would refuse and inputs of the wrong rank keep ATen's route and its errors.
 #include <ATen/ops/empty.h>
 #include <ATen/ops/zeros.h>
 #include <torch/library.h>
@@ -47,8 +47,12 @@ std::optional<Plan> plan(const at::Tensor& self, c10::SymIntArrayRef padding, in
   for (int64_t k = 0; k < count; ++k) {
     const int64_t dim = self.dim() - 1 - k;
     const auto before = padding[2 * k].maybe_as_int(), after = padding[2 * k + 1].maybe_as_int();
-    if (!before || !after || *before < 0 || *after < 0 || self.size(dim) == 0) return std::nullopt;
-    if (mode == Mode::Reflect && (*before >= self.size(dim) || *after >= self.size(dim))) return std::nullopt;
+    if (!before || !after || self.size(dim) == 0 || self.size(dim) + *before + *after <= 0) return std::nullopt;
+    // Replicate crops where padding is negative (position i - before, clamped, serves both); reflect's limits
+    // are ATen's to report.
+    if (mode == Mode::Reflect && (*before < 0 || *after < 0 || *before >= self.size(dim) || *after >= self.size(dim))) {
+      return std::nullopt;
+    }
     p.dims.push_back(dim);
     p.before.push_back(*before);
     p.after.push_back(*after);

@@ -11,12 +11,14 @@
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/ones_like.h>
+#include <ATen/ops/view_as_real.h>
 #include <ATen/ops/zeros_like.h>
 #include <c10/core/SymInt.h>
 #include <c10/util/Half.h>
 #include <c10/util/BFloat16.h>
 #include <torch/library.h>
 
+#include <cmath>
 #include <limits>
 
 #include "dispatch/native_first.h"
@@ -58,8 +60,14 @@ bool uniform_(at::Tensor& self, double from, double to, std::optional<at::Genera
 }
 
 bool normal_(at::Tensor& self, double mean, double std, std::optional<at::Generator> generator) {
-  if (!at::isFloatingType(self.scalar_type())) return false;
   TORCH_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+  // A complex normal as ATen draws it: real and imaginary parts each normal with std / sqrt(2) (the variance of
+  // the complex value is std^2), mean added to both, through the real view.
+  if (self.is_complex() && !self.is_conj() && !self.is_neg()) {
+    at::Tensor parts = at::view_as_real(self);
+    return normal_(parts, mean, std / std::sqrt(2.0), std::move(generator));
+  }
+  if (!at::isFloatingType(self.scalar_type())) return false;
   if (self.numel() == 0) return has_native_kernels(self.device().index());
   KernelArgs args;
   args.output(self).scalar(mean).scalar(std);

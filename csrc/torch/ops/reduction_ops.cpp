@@ -411,6 +411,11 @@ std::optional<at::ScalarType> vector_norm_dtype(const at::Tensor& self, const c1
 }
 std::optional<at::Tensor> vector_norm(const at::Tensor& self, const c10::Scalar& ord, at::OptionalIntArrayRef dim,
                                       bool keepdim, std::optional<at::ScalarType> dtype) {
+  // A complex vector's norm is its magnitudes' (a real tensor of the matching precision).
+  if (self.is_complex()) {
+    if (dtype.has_value()) return std::nullopt;
+    return vector_norm(self.abs(), ord, dim, keepdim, std::nullopt);
+  }
   const Plan p = plan_reduction(self, dim, keepdim);
   const auto type = vector_norm_dtype(self, ord, p, dtype);
   if (!type.has_value()) return std::nullopt;
