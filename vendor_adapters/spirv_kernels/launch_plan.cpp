@@ -34,7 +34,8 @@ bool is_planned(hal_op_t op) {
     case Family::batch_norm: return true;
     case Family::fused_optimizer: return true;
     case Family::layer_norm: return true;
-    case Family::indexing: return op == HAL_OP_INDEX_SELECT;
+    case Family::indexing:
+      return op == HAL_OP_INDEX_SELECT || op == HAL_OP_GATHER || op == HAL_OP_SCATTER || op == HAL_OP_INDEX_PUT;
     case Family::embedding: return true;
     case Family::triangular: return true;
     case Family::dft: return true;
@@ -124,7 +125,7 @@ hal_status_t plan(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, c
     case Family::layer_norm:
       return detail::plan_layer_norm(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     case Family::indexing:
-      return detail::plan_index_select(inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
+      return detail::plan_indexing(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     case Family::embedding:
       return detail::plan_embedding_backward(inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     case Family::triangular:

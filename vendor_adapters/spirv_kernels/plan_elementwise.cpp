@@ -139,27 +139,38 @@ hal_status_t plan_elementwise(hal_op_t op, const hal_tensor_t* inputs, int32_t n
   return HAL_STATUS_SUCCESS;
 }
 
-// FILL of any dtype but float16/bfloat16 (their rounding is not written here): the value converted on the host
-// as ATen converts a Scalar, then stored as raw bits of the element's size. Arguments: (out, layout, n, bits).
+// The value converted on the host as ATen converts a Scalar (float16/bfloat16: their rounding is not written here).
+bool scalar_bits(const hal_scalar_t& v, hal_dtype_t t, uint64_t* bits) {
+  *bits = 0;
+  auto as_bits = [bits](auto value) { std::memcpy(bits, &value, sizeof(value)); };
+  switch (hal_gpu::dtype_of(t)) {
+    case hal_gpu::DType::F32: as_bits(static_cast<float>(scalar_as_double(v))); return true;
+    case hal_gpu::DType::F64: as_bits(scalar_as_double(v)); return true;
+    case hal_gpu::DType::Bool: as_bits(static_cast<uint8_t>(scalar_as_double(v) != 0.0)); return true;
+    case hal_gpu::DType::U8: as_bits(static_cast<uint8_t>(scalar_as_int(v))); return true;
+    case hal_gpu::DType::I8: as_bits(static_cast<int8_t>(scalar_as_int(v))); return true;
+    case hal_gpu::DType::I16: as_bits(static_cast<int16_t>(scalar_as_int(v))); return true;
+    case hal_gpu::DType::I32: as_bits(static_cast<int32_t>(scalar_as_int(v))); return true;
+    case hal_gpu::DType::I64: as_bits(scalar_as_int(v)); return true;
+    default: return false;
+  }
+}
+
+// FILL of any dtype but float16/bfloat16: scalar_bits stored as raw bits of the element's size. Arguments: (out,
+// layout, n, bits).
 hal_status_t plan_fill(const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
                        int32_t num_scalars, std::vector<Launch>* launches) {
   if (num_outputs != 1 || scalars == nullptr || num_scalars < 1) return HAL_STATUS_NOT_SUPPORTED;
   const hal_tensor_t& out = outputs[0];
   if (out.data == nullptr || out.ndim < 0) return HAL_STATUS_NOT_SUPPORTED;
-  const hal_scalar_t& v = scalars[0];
   uint64_t bits = 0;
+  if (!scalar_bits(scalars[0], out.dtype, &bits)) return HAL_STATUS_NOT_SUPPORTED;
   const char* kernel = nullptr;
-  auto as_bits = [&bits](auto value) { std::memcpy(&bits, &value, sizeof(value)); };
-  switch (hal_gpu::dtype_of(out.dtype)) {
-    case hal_gpu::DType::F32: as_bits(static_cast<float>(scalar_as_double(v))), kernel = "fill_b32"; break;
-    case hal_gpu::DType::F64: as_bits(scalar_as_double(v)), kernel = "fill_b64"; break;
-    case hal_gpu::DType::Bool: as_bits(static_cast<uint8_t>(scalar_as_double(v) != 0.0)), kernel = "fill_b8"; break;
-    case hal_gpu::DType::U8: as_bits(static_cast<uint8_t>(scalar_as_int(v))), kernel = "fill_b8"; break;
-    case hal_gpu::DType::I8: as_bits(static_cast<int8_t>(scalar_as_int(v))), kernel = "fill_b8"; break;
-    case hal_gpu::DType::I16: as_bits(static_cast<int16_t>(scalar_as_int(v))), kernel = "fill_b16"; break;
-    case hal_gpu::DType::I32: as_bits(static_cast<int32_t>(scalar_as_int(v))), kernel = "fill_b32"; break;
-    case hal_gpu::DType::I64: as_bits(scalar_as_int(v)), kernel = "fill_b64"; break;
-    default: return HAL_STATUS_NOT_SUPPORTED;
+  switch (hal_gpu::dtype_size(hal_gpu::dtype_of(out.dtype))) {
+    case 1: kernel = "fill_b8"; break;
+    case 2: kernel = "fill_b16"; break;
+    case 4: kernel = "fill_b32"; break;
+    default: kernel = "fill_b64"; break;
   }
   const int64_t n = hal_gpu::numel(out);
   if (n == 0) return HAL_STATUS_SUCCESS;

@@ -60,9 +60,14 @@ hal_status_t plan_fill(const hal_tensor_t* outputs, int32_t num_outputs, const h
                        int32_t num_scalars, std::vector<Launch>* launches);
 hal_status_t plan_arange(const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
                          int32_t num_scalars, std::vector<Launch>* launches);
-hal_status_t plan_index_select(const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
-                               int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
-                               std::vector<Launch>* launches);
+// The indexing family (plan_indexing.cpp): INDEX_SELECT, GATHER, SCATTER without reduction, INDEX_PUT without
+// accumulation.
+hal_status_t plan_indexing(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
+                           int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
+                           std::vector<Launch>* launches);
+// The bytes of scalar `v` converted to dtype `t` (as FILL writes it), in the low bytes of *bits; false for dtypes
+// the SPIR-V kernels have no conversion for (float16, bfloat16).
+bool scalar_bits(const hal_scalar_t& v, hal_dtype_t t, uint64_t* bits);
 hal_status_t plan_embedding_backward(const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
                                      int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
                                      std::vector<Launch>* launches);
