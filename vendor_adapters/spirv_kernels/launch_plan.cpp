@@ -39,6 +39,7 @@ bool is_planned(hal_op_t op) {
     case Family::embedding: return true;
     case Family::triangular: return true;
     case Family::dft: return true;
+    case Family::scan: return op == HAL_OP_CUMSUM || op == HAL_OP_CUMPROD;
     default: return false;
   }
 }
@@ -66,6 +67,7 @@ bool takes_dtype(hal_op_t op, const hal_tensor_t& t) {
     case Family::embedding: return d == DType::F32 || d == DType::I64 || d == DType::I32;  // and indices
     case Family::indexing: return d != DType::Unsupported;    // raw bytes, int64/int32 indices
     case Family::triangular: return d != DType::Unsupported;  // raw bytes
+    case Family::scan: return d == DType::F32 || (!hal_gpu::is_floating(d) && detail::element_type_of(t, &type));
     default: return d == DType::F32;
   }
 }
@@ -132,6 +134,8 @@ hal_status_t plan(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, c
       return detail::plan_triangular(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     case Family::dft:
       return detail::plan_dft(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
+    case Family::scan:
+      return detail::plan_scan(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     default:
       break;
   }

@@ -22,6 +22,7 @@ HAL_SPIRV_EMBEDDED(indexing)
 HAL_SPIRV_EMBEDDED(embedding)
 HAL_SPIRV_EMBEDDED(triangular)
 HAL_SPIRV_EMBEDDED(dft)
+HAL_SPIRV_EMBEDDED(scan)
 #undef HAL_SPIRV_EMBEDDED
 #endif
 
@@ -43,6 +44,7 @@ SpirvModule module_bytes(Module module) {
     case Module::Embedding: return {embedding_spv, embedding_spv_size};
     case Module::Triangular: return {triangular_spv, triangular_spv_size};
     case Module::Dft: return {dft_spv, dft_spv_size};
+    case Module::Scan: return {scan_spv, scan_spv_size};
   }
 #else
   (void)module;
@@ -67,6 +69,7 @@ const char* module_name(Module module) {
     case Module::Embedding: return "embedding";
     case Module::Triangular: return "triangular";
     case Module::Dft: return "dft";
+    case Module::Scan: return "scan";
   }
   return "unknown";
 }

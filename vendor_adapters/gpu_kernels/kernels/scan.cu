@@ -1,4 +1,5 @@
-// The scan family: CUMSUM and CUMPROD, inclusive running sums and products along one dimension.
+// The scan family: CUMSUM and CUMPROD, inclusive running sums and products along one dimension (scan_rules.cuh's
+// combination, which the SPIR-V kernels share).
 //
 // The host splits the tensor into LINES along the scanned dimension (every other dimension indexes a line)
 // and picks one of two kernel shapes:
@@ -18,8 +19,8 @@
 #include "kernels/launch_config.cuh"
 #include "kernels/lines.cuh"
 #include "kernels/op_call.h"
+#include "kernels/scan_rules.cuh"
 #include "kernels/tensor_access.cuh"
-#include "kernels/op_call.h"
 
 namespace hal_gpu {
 namespace {
@@ -35,10 +36,7 @@ struct ScanArgs {
 };
 
 template <class T, bool Prod>
-struct Combine {
-  __device__ static T identity() { return Prod ? T(1) : T(0); }
-  __device__ static T of(T a, T b) { return Prod ? a * b : a + b; }
-};
+using Combine = ScanCombine<T, Prod>;
 
 template <class T, bool Prod>
 __global__ void __launch_bounds__(kThreads) scan_thread_per_line(ScanArgs a) {
