@@ -93,16 +93,20 @@ std::optional<at::Tensor> index_reduced_copy(const at::Tensor& self, int64_t dim
   return reduced_copy(self, wrapped, spread, source, reduce, include_self);
 }
 
+// The in-place forms: self overwritten with the functional result (nothing written where there is none).
+bool assign(at::Tensor& self, const std::optional<at::Tensor>& result) {
+  if (!result) return false;
+  self.copy_(*result);
+  return true;
+}
+
 std::optional<at::Tensor> native_scatter_reduce(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                                                 const at::Tensor& src, c10::string_view reduce, bool include_self) {
   return reduced_copy(self, dim, index, src, reduce, include_self);
 }
 bool native_scatter_reduce_(at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
                             c10::string_view reduce, bool include_self) {
-  const std::optional<at::Tensor> result = reduced_copy(self, dim, index, src, reduce, include_self);
-  if (!result) return false;
-  self.copy_(*result);
-  return true;
+  return assign(self, reduced_copy(self, dim, index, src, reduce, include_self));
 }
 bool native_scatter_reduce_out(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
                                c10::string_view reduce, bool include_self, at::Tensor& out) {
@@ -115,10 +119,7 @@ std::optional<at::Tensor> native_index_reduce(const at::Tensor& self, int64_t di
 }
 bool native_index_reduce_(at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& source,
                           c10::string_view reduce, bool include_self) {
-  const std::optional<at::Tensor> result = index_reduced_copy(self, dim, index, source, reduce, include_self);
-  if (!result) return false;
-  self.copy_(*result);
-  return true;
+  return assign(self, index_reduced_copy(self, dim, index, source, reduce, include_self));
 }
 bool native_index_reduce_out(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& source,
                              c10::string_view reduce, bool include_self, at::Tensor& out) {
