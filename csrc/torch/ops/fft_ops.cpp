@@ -64,11 +64,18 @@ std::optional<at::Tensor> dft_along(const at::Tensor& x, int64_t dim, int64_t n_
   return y;
 }
 
-// The dims wrapped and the product of `sizes` over them (the signal's element count).
+// The dims wrapped.
 c10::SmallVector<int64_t, 4> wrapped_dims(at::IntArrayRef dims, int64_t ndim) {
   c10::SmallVector<int64_t, 4> out;
   for (const int64_t d : dims) out.push_back(c10::maybe_wrap_dim(d, ndim));
   return out;
+}
+
+// The product of t's sizes over `dims` (the signal's element count, which the normalization divides by).
+int64_t signal_numel(const at::Tensor& t, at::IntArrayRef dims) {
+  int64_t n = 1;
+  for (const int64_t d : dims) n *= t.size(d);
+  return n;
 }
 
 // Complex-to-complex along `dims` (in order), scaled by the last launch.
@@ -86,9 +93,7 @@ std::optional<at::Tensor> native_fft_c2c(const at::Tensor& self, c10::SymIntArra
                                          bool forward) {
   if (self.scalar_type() != at::kComplexFloat || dim.empty()) return std::nullopt;
   const auto dims = wrapped_dims(C10_AS_INTARRAYREF_SLOW(dim), self.dim());
-  int64_t signal = 1;
-  for (const int64_t d : dims) signal *= self.size(d);
-  return c2c_along(dense_values(self), dims, forward ? -1 : 1, scale_of(normalization, signal));
+  return c2c_along(dense_values(self), dims, forward ? -1 : 1, scale_of(normalization, signal_numel(self, dims)));
 }
 
 // Real-to-complex: the last dim first (a real line into n / 2 + 1 or n coefficients), then complex-to-complex.
@@ -96,9 +101,7 @@ std::optional<at::Tensor> native_fft_r2c(const at::Tensor& self, at::IntArrayRef
                                          bool onesided) {
   if (self.scalar_type() != at::kFloat || dim.empty()) return std::nullopt;
   const auto dims = wrapped_dims(dim, self.dim());
-  int64_t signal = 1;
-  for (const int64_t d : dims) signal *= self.size(d);
-  const double scale = scale_of(normalization, signal);
+  const double scale = scale_of(normalization, signal_numel(self, dims));
   const int64_t last = dims.back(), n = self.size(last);
   const bool alone = dims.size() == 1;
   auto y = dft_along(dense_values(self), last, onesided ? n / 2 + 1 : n, true, n, -1, alone ? scale : 1.0);
@@ -113,11 +116,11 @@ std::optional<at::Tensor> native_fft_c2r(const at::Tensor& self, at::IntArrayRef
   if (self.scalar_type() != at::kComplexFloat || dim.empty()) return std::nullopt;
   const auto dims = wrapped_dims(dim, self.dim());
   const int64_t n = last_dim_size.guard_int(__FILE__, __LINE__), last = dims.back();
-  int64_t signal = n;
-  for (const auto i : c10::irange(dims.size() - 1)) signal *= self.size(dims[i]);
+  const at::IntArrayRef others = at::IntArrayRef(dims).slice(0, dims.size() - 1);
+  const int64_t signal = n * signal_numel(self, others);  // the output's last dim is n long
   at::Tensor x = dense_values(self);
-  if (dims.size() > 1) {
-    auto y = c2c_along(std::move(x), at::IntArrayRef(dims).slice(0, dims.size() - 1), 1, 1.0);
+  if (!others.empty()) {
+    auto y = c2c_along(std::move(x), others, 1, 1.0);
     if (!y) return std::nullopt;
     x = std::move(*y);
   }

@@ -4,8 +4,9 @@
 //
 // As everywhere in the indexing kernels, negative indices in [-size, 0) count from the end and out-of-range ones
 // are skipped (taken as 0) instead of raising; duplicate indices in index_copy / put_ without accumulate keep one
-// of the written values, unspecified which, as on CUDA. A 0-dim self is one row of one element, as in ATen. Accumulating a dtype the kernel has no atomics for (bool,
-// int8, complex) and other cases the kernels refuse take ATen's path.
+// of the written values, unspecified which, as on CUDA. A 0-dim self is one row of one element, as in ATen.
+// Accumulating a dtype the kernel has no atomics for (bool, int8, complex) and other cases the kernels refuse take
+// ATen's path.
 #include <ATen/WrapDimUtils.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/empty.h>

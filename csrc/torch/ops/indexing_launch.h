@@ -35,19 +35,26 @@ inline bool put_rows(const at::Tensor& out, const at::Tensor& index, const at::T
   return launch(out.device().index(), HAL_OP_INDEX_PUT, args);
 }
 
+// ATen treats a 0-dim tensor in gather and scatter as 1-D of one element (ensure_nonempty_dim): the kernels see it
+// so, through a [1] view of the same storage.
+inline at::Tensor at_least_1d(const at::Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
+
 // SCATTER's reduce scalar (adapter_ops.def).
 enum class ScatterReduce : int64_t { Set = 0, Add = 1, Multiply = 2, Max = 3, Min = 4 };
 
-// out (at least 1-D) gets src[...] (index's shape read from src, or the scalar `value` when src is null) at
-// index[...] along dim, combined by `reduce`. The caller checked the shapes and dtypes as ATen does. False when
-// the adapter has no kernel for it (e.g. a reduction its dtype lacks an atomic for): nothing written.
+// out gets src[...] (index's shape read from src, or the scalar `value` when src is null) at index[...] along dim,
+// combined by `reduce`; 0-dim operands count as 1-D of one element. The caller checked the shapes and dtypes as
+// ATen does. False when the adapter has no kernel for it (e.g. a reduction its dtype lacks an atomic for): nothing
+// written.
 inline bool scatter_elements(const at::Tensor& out, int64_t dim, const at::Tensor& index, const at::Tensor* src,
                              const c10::Scalar* value, ScatterReduce reduce) {
+  const at::Tensor target = at_least_1d(out), positions = at_least_1d(index);
+  const at::Tensor source = src ? at_least_1d(*src) : at::Tensor();
   KernelArgs args;
-  args.input(index);
-  if (src) args.input_as(*src, index.sizes(), src->strides());
+  args.input(positions);
+  if (src) args.input_as(source, positions.sizes(), source.strides());
   else args.scalar_input(*value, out.scalar_type());
-  args.output(out).scalar(dim).scalar(static_cast<int64_t>(reduce));
+  args.output(target).scalar(dim).scalar(static_cast<int64_t>(reduce));
   return launch(out.device().index(), HAL_OP_SCATTER, args);
 }
 

@@ -39,10 +39,6 @@ std::optional<at::Tensor> index_select(const at::Tensor& self, int64_t dim, cons
   return out;
 }
 
-// ATen treats a 0-dim tensor in gather and scatter as 1-D of one element (ensure_nonempty_dim): the kernels see it
-// so, through a [1] view of the same storage.
-at::Tensor at_least_1d(const at::Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
-
 std::optional<at::Tensor> gather(const at::Tensor& self, int64_t dim, const at::Tensor& index, bool sparse_grad) {
   if (sparse_grad) return std::nullopt;
   const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim());
@@ -68,8 +64,7 @@ bool scatter_into(at::Tensor& self, int64_t dim, const at::Tensor& index, const 
   at::native::scatter_shape_check(self, wrapped, index,
                                   src ? std::optional<at::Tensor>(*src) : std::optional<at::Tensor>());
   if (index.numel() == 0) return has_native_kernels(self.device().index());
-  const at::Tensor source = src ? at_least_1d(*src) : at::Tensor();
-  return scatter_elements(at_least_1d(self), wrapped, at_least_1d(index), src ? &source : nullptr, value, reduce);
+  return scatter_elements(self, wrapped, index, src, value, reduce);
 }
 
 std::optional<at::Tensor> scatter_copy(const at::Tensor& self, int64_t dim, const at::Tensor& index,

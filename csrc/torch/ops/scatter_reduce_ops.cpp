@@ -48,11 +48,7 @@ std::optional<at::Tensor> reduced_copy(const at::Tensor& self, int64_t dim, cons
                              : reduce == "amax" ? ScatterReduce::Max
                                                 : ScatterReduce::Min;
     if (!include_self) out.scatter_(dim, index, identity_of(op, self.scalar_type()));
-    const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim());
-    const bool rank0 = out.dim() == 0;
-    const at::Tensor target = rank0 ? out.view({1}) : out, positions = rank0 ? index.view({1}) : index;
-    const at::Tensor values = rank0 ? src.view({1}) : src;
-    if (!scatter_elements(target, wrapped, positions, &values, nullptr, op)) return std::nullopt;
+    if (!scatter_elements(out, at::maybe_wrap_dim(dim, self.dim()), index, &src, nullptr, op)) return std::nullopt;
     return out;
   }
   if (self.scalar_type() == at::kBool) return std::nullopt;  // no atomic add for bool
