@@ -22,7 +22,9 @@ bool is_fill_dtype(hal_dtype_t t) {
 bool is_planned(hal_op_t op) {
   using hal_gpu::Family;
   switch (hal_gpu::family_of(op)) {
-    case Family::elementwise: return op == HAL_OP_FILL || op == HAL_OP_ARANGE || is_elementwise_math_op(op);
+    case Family::elementwise:  // the special functions compute in double, which the SPIR-V module leaves out
+      return op == HAL_OP_FILL || op == HAL_OP_ARANGE ||
+             (is_elementwise_math_op(op) && !hal_gpu::ew::is_special_function(op));
     case Family::gemm: return true;
     case Family::reduction: return detail::is_planned_reduction(op);
     case Family::softmax: return true;
@@ -39,7 +41,10 @@ bool is_planned(hal_op_t op) {
     case Family::embedding: return true;
     case Family::triangular: return true;
     case Family::dft: return true;
-    case Family::scan: return op == HAL_OP_CUMSUM || op == HAL_OP_CUMPROD;
+    case Family::scan:
+      return op == HAL_OP_CUMSUM || op == HAL_OP_CUMPROD || op == HAL_OP_LOGCUMSUMEXP || op == HAL_OP_CUMMAX ||
+             op == HAL_OP_CUMMIN;
+    case Family::search: return op == HAL_OP_SEARCHSORTED;
     default: return false;
   }
 }
@@ -68,6 +73,7 @@ bool takes_dtype(hal_op_t op, const hal_tensor_t& t) {
     case Family::indexing: return d != DType::Unsupported;    // raw bytes, int64/int32 indices
     case Family::triangular: return d != DType::Unsupported;  // raw bytes
     case Family::scan: return d == DType::F32 || (!hal_gpu::is_floating(d) && detail::element_type_of(t, &type));
+    case Family::search: return d == DType::F32 || d == DType::I64 || d == DType::I32;  // int32: out_int32
     default: return d == DType::F32;
   }
 }
@@ -136,6 +142,8 @@ hal_status_t plan(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, c
       return detail::plan_dft(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     case Family::scan:
       return detail::plan_scan(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
+    case Family::search:
+      return detail::plan_search(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, launches);
     default:
       break;
   }

@@ -56,6 +56,8 @@ hal_status_t plan_elementwise(hal_op_t op, const hal_tensor_t* inputs, int32_t n
                               std::vector<Launch>* launches) {
   const hal_gpu::ew::OpInfo info = hal_gpu::ew::op_info(op);
   if (num_inputs != info.arity || num_outputs != 1) return HAL_STATUS_NOT_SUPPORTED;
+  // The special functions compute in double, which the SPIR-V module leaves out (elementwise_special.cuh).
+  if (hal_gpu::ew::is_special_function(op)) return HAL_STATUS_NOT_SUPPORTED;
   const hal_tensor_t& out = outputs[0];
   int32_t out_type = kF32;
   if (out.data == nullptr || out.ndim < 0 || !element_type_of(out, &out_type)) return HAL_STATUS_NOT_SUPPORTED;

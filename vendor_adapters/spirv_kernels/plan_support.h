@@ -55,7 +55,8 @@ using Planner = hal_status_t(hal_op_t op, const hal_tensor_t* inputs, int32_t nu
 // plan_random: UNIFORM and NORMAL into float32 outputs, DROPOUT and its backward on dense float32;
 // plan_fused_optimizer: FUSED_ADAM and FUSED_SGD on float32, a launch per parameter.
 Planner plan_elementwise, plan_gemm, plan_reduce, plan_softmax, plan_nll_loss, plan_convolution, plan_pooling,
-    plan_batch_norm, plan_random, plan_fused_optimizer, plan_layer_norm, plan_triangular, plan_dft, plan_scan;
+    plan_batch_norm, plan_random, plan_fused_optimizer, plan_layer_norm, plan_triangular, plan_dft, plan_scan,
+    plan_search;
 hal_status_t plan_fill(const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,
                        int32_t num_scalars, std::vector<Launch>* launches);
 hal_status_t plan_arange(const hal_tensor_t* outputs, int32_t num_outputs, const hal_scalar_t* scalars,

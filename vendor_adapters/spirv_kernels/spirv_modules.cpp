@@ -23,6 +23,7 @@ HAL_SPIRV_EMBEDDED(embedding)
 HAL_SPIRV_EMBEDDED(triangular)
 HAL_SPIRV_EMBEDDED(dft)
 HAL_SPIRV_EMBEDDED(scan)
+HAL_SPIRV_EMBEDDED(search)
 #undef HAL_SPIRV_EMBEDDED
 #endif
 
@@ -45,6 +46,7 @@ SpirvModule module_bytes(Module module) {
     case Module::Triangular: return {triangular_spv, triangular_spv_size};
     case Module::Dft: return {dft_spv, dft_spv_size};
     case Module::Scan: return {scan_spv, scan_spv_size};
+    case Module::Search: return {search_spv, search_spv_size};
   }
 #else
   (void)module;
@@ -70,6 +72,7 @@ const char* module_name(Module module) {
     case Module::Triangular: return "triangular";
     case Module::Dft: return "dft";
     case Module::Scan: return "scan";
+    case Module::Search: return "search";
   }
   return "unknown";
 }

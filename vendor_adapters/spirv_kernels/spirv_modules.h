@@ -23,9 +23,10 @@ enum class Module : int {
   Embedding = 12,      // kernels/embedding.cl: embedding backward (gpu_kernels' kernel body)
   Triangular = 13,     // kernels/triangular.cl: tril and triu (gpu_kernels' rule)
   Dft = 14,            // kernels/dft.cl: the discrete Fourier transform (gpu_kernels' dft.cuh)
-  Scan = 15,           // kernels/scan.cl: cumsum and cumprod (gpu_kernels' scan_rules.cuh)
+  Scan = 15,           // kernels/scan.cl: cumsum, cumprod, logcumsumexp, cummax, cummin (gpu_kernels' scan_rules.cuh)
+  Search = 16,         // kernels/search.cl: searchsorted (gpu_kernels' search_rules.cuh)
 };
-constexpr int kModuleCount = 16;
+constexpr int kModuleCount = 17;
 
 struct SpirvModule {
   const unsigned char* bytes = nullptr;

@@ -1,5 +1,7 @@
 // cumsum and cumprod (functional, in place, out=): one launch of the adapter's CUMSUM/CUMPROD kernel. The
 // result dtype follows ATen: `dtype` when given, else int64 for integer and bool inputs, else the input's.
+// logcumsumexp (ATen's _logcumsumexp, floating dtypes) and cummax / cummin (ATen's _cummax_helper and
+// _cummin_helper, which fill the values and indices cummax.out has allocated) likewise.
 #include <ATen/MemoryOverlap.h>
 #include <ATen/native/Resize.h>
 #include <c10/core/WrapDimMinimal.h>
@@ -49,9 +51,41 @@ bool scan_out(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType>
   return launch_scan(OP, self, out, wrapped);
 }
 
+// _logcumsumexp: a floating self into a result of its dtype; complex ones take ATen's path.
+std::optional<at::Tensor> native_logcumsumexp(const at::Tensor& self, int64_t dim) {
+  if (!at::isFloatingType(self.scalar_type())) return std::nullopt;
+  at::Tensor out = at::empty(self.sizes(), self.options());
+  if (!launch_scan(HAL_OP_LOGCUMSUMEXP, self, out, c10::maybe_wrap_dim(dim, self.dim()))) return std::nullopt;
+  return out;
+}
+bool native_logcumsumexp_out(const at::Tensor& self, int64_t dim, at::Tensor& out) {
+  if (!at::isFloatingType(self.scalar_type()) || out.scalar_type() != self.scalar_type()) return false;
+  at::native::resize_output(out, self.sizes());
+  return launch_scan(HAL_OP_LOGCUMSUMEXP, self, out, c10::maybe_wrap_dim(dim, self.dim()));
+}
+
+// _cummax_helper / _cummin_helper: values (self's dtype) and indices (int64) already have self's shape.
+template <hal_op_t OP>
+bool native_extremum_scan(const at::Tensor& self, at::Tensor& values, at::Tensor& indices, int64_t dim) {
+  if (self.is_complex() || values.scalar_type() != self.scalar_type() || indices.scalar_type() != at::kLong) {
+    return false;
+  }
+  at::assert_no_internal_overlap(values);
+  at::assert_no_internal_overlap(indices);
+  if (!launchable_overlap(values, self) || !launchable_overlap(indices, self)) return false;
+  if (self.numel() == 0) return true;
+  KernelArgs args;
+  args.input(self).output(values).output(indices).scalar(c10::maybe_wrap_dim(dim, self.dim()));
+  return launch(self.device().index(), OP, args);
+}
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_NATIVE_FORMS(m, cumsum, "cumsum", HAL_OP_CUMSUM, scan, <HAL_OP_CUMSUM>);
   HAL_NATIVE_FORMS(m, cumprod, "cumprod", HAL_OP_CUMPROD, scan, <HAL_OP_CUMPROD>);
+  HAL_NATIVE(m, _logcumsumexp, "_logcumsumexp", launches(HAL_OP_LOGCUMSUMEXP), native_logcumsumexp);
+  HAL_NATIVE(m, _logcumsumexp_out, "_logcumsumexp.out", launches(HAL_OP_LOGCUMSUMEXP), native_logcumsumexp_out);
+  HAL_NATIVE(m, _cummax_helper, "_cummax_helper", launches(HAL_OP_CUMMAX), native_extremum_scan<HAL_OP_CUMMAX>);
+  HAL_NATIVE(m, _cummin_helper, "_cummin_helper", launches(HAL_OP_CUMMIN), native_extremum_scan<HAL_OP_CUMMIN>);
 }
 
 }  // namespace

@@ -45,10 +45,6 @@ __global__ void __launch_bounds__(kSortThreads) sort_kernel(SortArgs a) {
   }
 }
 
-bool scalar_true(const hal_scalar_t& s) {
-  return s.kind == 2 ? s.value.b != 0 : s.kind == 1 ? s.value.i != 0 : s.value.f != 0;
-}
-
 template <class K>
 hal_status_t run(const OpCall& call, SortArgs& a) {
   if (a.lines.length[0] > kMaxLine<K>) return sort_long_lines<K>(call, a);

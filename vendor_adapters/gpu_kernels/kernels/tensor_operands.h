@@ -57,6 +57,10 @@ inline double scalar_as_double(const hal_scalar_t& s) {
 inline int64_t scalar_as_int(const hal_scalar_t& s) {
   return s.kind == 1 ? s.value.i : s.kind == 0 ? static_cast<int64_t>(s.value.f) : (s.value.b ? 1 : 0);
 }
+// A flag scalar (SORT's descending, SEARCHSORTED's right): nonzero of any kind.
+inline bool scalar_true(const hal_scalar_t& s) {
+  return s.kind == 2 ? s.value.b != 0 : s.kind == 1 ? s.value.i != 0 : s.value.f != 0;
+}
 
 // The ABI's scalar operands and absent tensors.
 inline bool is_scalar_operand(const hal_tensor_t& t) { return t.data == nullptr && t.ndim == 0; }

@@ -1,16 +1,20 @@
-// CUMSUM and CUMPROD for the runtimes that take SPIR-V: a work-item per line walks it in order with the kernel
-// library's combination (gpu_kernels/kernels/scan_rules.cuh, the same source scan.cu compiles). plan_scan.cpp's
-// layout walks the lines (every dim but the scanned one) with operand 0 the input's strides and operand 1 the
-// output's; in_step and out_step are the strides along the scanned dim. One order of operations per line, so the
-// results are the same on every run; in place (out is in) is safe, each element read before it is written.
+// The scan family for the runtimes that take SPIR-V: CUMSUM, CUMPROD and LOGCUMSUMEXP (scan_f32, scan_i64) and
+// CUMMAX / CUMMIN (extremum_f32, extremum_i64). A work-item per line walks it in order with the kernel library's
+// combinations (gpu_kernels/kernels/scan_rules.cuh, the same source scan.cu compiles). plan_scan.cpp's layout
+// walks the lines (every dim but the scanned one) with operand 0 the input's strides, operand 1 the output's
+// and operand 2 the indices'; the *_step arguments are the strides along the scanned dim. One order of
+// operations per line, so the results are the same on every run; in place (out is in) is safe, each element
+// read before it is written.
 #include "kernels/scan_rules.cuh"
 #include "element_types.h"
 #include "strided_walk.h"
 
-template <bool Prod>
+using hal_gpu::ScanKind;
+
+template <ScanKind K>
 inline void scan_f32_line(global const float* in, global float* out, int64_t in_at, int64_t out_at, long length,
                           long in_step, long out_step) {
-  using C = hal_gpu::ScanCombine<float, Prod>;
+  using C = hal_gpu::ScanCombine<float, K>;
   float acc = C::identity();
   for (long i = 0; i < length; ++i) {
     acc = C::of(acc, in[in_at + i * in_step]);
@@ -18,15 +22,16 @@ inline void scan_f32_line(global const float* in, global float* out, int64_t in_
   }
 }
 
-// float32 in, float32 out.
+// float32 in, float32 out; kind: ScanKind (0 sums, 1 products, 2 log-sum-exps).
 kernel void scan_f32(global const float* in, global float* out, StridedLayout l, ulong lines, long length,
-                     long in_step, long out_step, int prod) {
+                     long in_step, long out_step, int kind) {
   const size_t m = get_global_id(0);
   if (m >= lines) return;
   int64_t at[2];
   offsets_of<2>(m, lines, l, at);
-  if (prod != 0) scan_f32_line<true>(in, out, at[0], at[1], length, in_step, out_step);
-  else scan_f32_line<false>(in, out, at[0], at[1], length, in_step, out_step);
+  if (kind == 1) scan_f32_line<ScanKind::Prod>(in, out, at[0], at[1], length, in_step, out_step);
+  else if (kind == 2) scan_f32_line<ScanKind::LogSumExp>(in, out, at[0], at[1], length, in_step, out_step);
+  else scan_f32_line<ScanKind::Sum>(in, out, at[0], at[1], length, in_step, out_step);
 }
 
 // An element of an integer or bool type (kernel_layouts.h) as int64. Out of line, as element_types.h's load_float.
@@ -41,10 +46,10 @@ inline __attribute__((noinline)) long load_long(const global char* p, int type, 
   }
 }
 
-template <bool Prod>
+template <ScanKind K>
 inline void scan_i64_line(global const char* in, int in_type, global long* out, int64_t in_at, int64_t out_at,
                           long length, long in_step, long out_step) {
-  using C = hal_gpu::ScanCombine<long, Prod>;
+  using C = hal_gpu::ScanCombine<long, K>;
   long acc = C::identity();
   for (long i = 0; i < length; ++i) {
     acc = C::of(acc, load_long(in, in_type, in_at + i * in_step));
@@ -52,13 +57,48 @@ inline void scan_i64_line(global const char* in, int in_type, global long* out, 
   }
 }
 
-// bool or an integer type in, int64 out (ATen's result dtype for them), with two's complement wraparound.
+// bool or an integer type in, int64 out (ATen's result dtype for them), with two's complement wraparound; kind
+// 0 sums, 1 products.
 kernel void scan_i64(global const char* in, global long* out, StridedLayout l, ulong lines, long length, long in_step,
-                     long out_step, int prod, int in_type) {
+                     long out_step, int kind, int in_type) {
   const size_t m = get_global_id(0);
   if (m >= lines) return;
   int64_t at[2];
   offsets_of<2>(m, lines, l, at);
-  if (prod != 0) scan_i64_line<true>(in, in_type, out, at[0], at[1], length, in_step, out_step);
-  else scan_i64_line<false>(in, in_type, out, at[0], at[1], length, in_step, out_step);
+  if (kind == 1) scan_i64_line<ScanKind::Prod>(in, in_type, out, at[0], at[1], length, in_step, out_step);
+  else scan_i64_line<ScanKind::Sum>(in, in_type, out, at[0], at[1], length, in_step, out_step);
+}
+
+template <class T, bool Max>
+inline void extremum_line(global const T* in, global T* values, global long* indices, const int64_t* at, long length,
+                          long in_step, long out_step, long index_step) {
+  using C = hal_gpu::ExtremumCombine<T, Max>;
+  hal_gpu::Ranked<T> acc = C::identity();
+  for (long i = 0; i < length; ++i) {
+    acc = C::of(acc, hal_gpu::Ranked<T>{in[at[0] + i * in_step], i});
+    values[at[1] + i * out_step] = acc.value;
+    indices[at[2] + i * index_step] = acc.index;
+  }
+}
+
+// CUMMAX (max != 0) or CUMMIN of float32 values: values float32, indices int64.
+kernel void extremum_f32(global const float* in, global float* values, global long* indices, StridedLayout l,
+                         ulong lines, long length, long in_step, long out_step, long index_step, int max) {
+  const size_t m = get_global_id(0);
+  if (m >= lines) return;
+  int64_t at[3];
+  offsets_of<3>(m, lines, l, at);
+  if (max != 0) extremum_line<float, true>(in, values, indices, at, length, in_step, out_step, index_step);
+  else extremum_line<float, false>(in, values, indices, at, length, in_step, out_step, index_step);
+}
+
+// The same of int64 values.
+kernel void extremum_i64(global const long* in, global long* values, global long* indices, StridedLayout l,
+                         ulong lines, long length, long in_step, long out_step, long index_step, int max) {
+  const size_t m = get_global_id(0);
+  if (m >= lines) return;
+  int64_t at[3];
+  offsets_of<3>(m, lines, l, at);
+  if (max != 0) extremum_line<long, true>(in, values, indices, at, length, in_step, out_step, index_step);
+  else extremum_line<long, false>(in, values, indices, at, length, in_step, out_step, index_step);
 }
