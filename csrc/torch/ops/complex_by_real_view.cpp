@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ops/complex_functions.h"
 #include "ops/complex_parts.h"
 
 namespace torch_hal::native::complex_by_real_view {
@@ -92,6 +93,49 @@ std::optional<at::Tensor> absolute(const at::Tensor& self, const at::Tensor& out
   return result;
 }
 
+// A complex operand on the device that the composition can read through its real views.
+bool readable_complex(const at::Tensor& self) {
+  return complex_in_abi_parts(self.scalar_type()) && !self.is_conj() && !self.is_neg() && !self.device().is_cpu();
+}
+
+// f(self) over the unary iterator of `form` (ATen's checks, allocation and resizing of `out`), into a complex
+// result of self's dtype. In place (out is self), computed aside and copied, so a refusal leaves self as it was.
+std::optional<at::Tensor> unary_function(ComplexFunction f, Form form, const at::Tensor& out, const at::Tensor& self) {
+  if (!readable_complex(self)) return std::nullopt;
+  at::Tensor out_arg = out;
+  auto iter = make_iterator(form, out_arg, {&self});
+  at::Tensor result = out.defined() ? out : iter.output();
+  if (result.scalar_type() != self.scalar_type() || !writable(result)) return std::nullopt;
+  if (result.numel() == 0) return result;
+  const bool aliased = result.is_alias_of(self);
+  const at::Tensor target = aliased ? at::empty(result.sizes(), result.options()) : result;
+  Composer c(result.sizes(), c10::toRealValueType(self.scalar_type()), result.options());
+  compose_function(c, f, views_of(target), views_of(self));
+  if (aliased) c.copy(at::view_as_real(result), at::view_as_real(target));
+  if (!c.ok()) return std::nullopt;
+  return result;
+}
+
+// isnan into the caller's bool `out` (the glue allocates it shaped like self).
+std::optional<at::Tensor> isnan_into(const at::Tensor& self, const at::Tensor& out) {
+  if (!readable_complex(self) || !out.defined() || out.scalar_type() != at::kBool) return std::nullopt;
+  if (!out.sizes().equals(self.sizes()) || out.is_alias_of(self)) return std::nullopt;
+  if (out.numel() == 0) return out;
+  Composer c(self.sizes(), c10::toRealValueType(self.scalar_type()), self.options());
+  compose_isnan(c, out, views_of(self));
+  if (!c.ok()) return std::nullopt;
+  return out;
+}
+
+// pow's exponent when it is a Python number (pow.Tensor_Scalar wraps it) of one of the exact special forms
+// (complex_functions.h); nullopt otherwise.
+std::optional<c10::complex<double>> exact_power_exponent(std::initializer_list<const at::Tensor*> inputs) {
+  const at::Tensor& exponent = *inputs.begin()[1];
+  if (!exponent.unsafeGetTensorImpl()->is_wrapped_number()) return std::nullopt;
+  const c10::complex<double> e = exponent.item().toComplexDouble();
+  return is_exact_power(e) ? std::optional(e) : std::nullopt;
+}
+
 // Whether a binary op with these scalars is one done here: true division only (ATen refuses rounding modes
 // for complex: the fallback gives its error), a real alpha (a complex one would mix the parts).
 bool scalars_done(hal_op_t op, std::initializer_list<c10::Scalar> scalars) {
@@ -117,11 +161,16 @@ bool involves_complex(const at::Tensor* out, std::initializer_list<const at::Ten
 std::optional<at::Tensor> elementwise(hal_op_t op, Form form, const at::Tensor& out,
                                       std::initializer_list<const at::Tensor*> inputs,
                                       std::initializer_list<c10::Scalar> scalars) {
+  if (auto f = complex_function_of(op)) return unary_function(*f, form, out, **inputs.begin());
   switch (op) {
     case HAL_OP_NEG: return negate(**inputs.begin(), out);
+    case HAL_OP_ISNAN: return isnan_into(**inputs.begin(), out);
     case HAL_OP_ABS: return absolute(**inputs.begin(), out);
     case HAL_OP_ADD: case HAL_OP_SUB: case HAL_OP_MUL: case HAL_OP_DIV: case HAL_OP_RECIPROCAL:
     case HAL_OP_EQ: case HAL_OP_NE:
+      break;
+    case HAL_OP_POW:
+      if (!exact_power_exponent(inputs)) return std::nullopt;
       break;
     default: return std::nullopt;
   }
@@ -162,6 +211,7 @@ std::optional<at::Tensor> elementwise(hal_op_t op, Form form, const at::Tensor& 
       case HAL_OP_MUL: multiply(c, d, operands[0], operands[1]); break;
       case HAL_OP_DIV: divide(c, d, operands[0], operands[1]); break;
       case HAL_OP_RECIPROCAL: divide(c, d, Parts{number(1.0), number(0.0)}, operands[0]); break;
+      case HAL_OP_POW: compose_exact_power(c, d, operands[0], *exact_power_exponent(inputs)); break;
       default: return std::nullopt;
     }
   }
@@ -170,6 +220,10 @@ std::optional<at::Tensor> elementwise(hal_op_t op, Form form, const at::Tensor& 
   }
   if (!c.ok()) return std::nullopt;
   return result;
+}
+
+std::optional<at::Tensor> sgn(const at::Tensor& self, const at::Tensor& out) {
+  return unary_function(ComplexFunction::Sgn, Form::Unary, out, self);
 }
 
 bool conj_physical_out(const at::Tensor& self, at::Tensor& out) {

@@ -21,10 +21,16 @@ bool involves_complex(const at::Tensor* out, std::initializer_list<const at::Ten
 // `op` over the iterator of `form` with complex operands (and real ones or Python numbers promoted to
 // complex), `scalars` being the op's own (add/sub: alpha; div: the rounding mode). `out` undefined: the
 // result is allocated. Returns the result (`out` itself when given), or nullopt when not handled. Done:
-// add, sub (real alpha), mul, div (true division), reciprocal, neg, eq, ne, and abs.out (hypot of the parts).
+// add, sub (real alpha), mul, div (true division), reciprocal, neg, eq, ne, abs.out (hypot of the parts),
+// isnan (into a bool `out`), and the functions of complex_functions.h: exp, log, log2, log10, log1p, sqrt,
+// rsqrt, sin, cos, tan, sinh, cosh, tanh, sigmoid.
 std::optional<at::Tensor> elementwise(hal_op_t op, Form form, const at::Tensor& out,
                                       std::initializer_list<const at::Tensor*> inputs,
                                       std::initializer_list<c10::Scalar> scalars);
+
+// sgn of a complex tensor (z / |z|, 0 at 0; torch.sign refuses complex, so it has no op id of its own here):
+// into `out` (undefined: allocated; self: in place). nullopt when not handled.
+std::optional<at::Tensor> sgn(const at::Tensor& self, const at::Tensor& out);
 
 // conj_physical.out: the real part copied, the imaginary part negated. False when not handled.
 bool conj_physical_out(const at::Tensor& self, at::Tensor& out);

@@ -84,10 +84,10 @@ void Composer::binary(const at::Tensor& dst, hal_op_t op, Form form, const Part&
   }
 }
 
-void Composer::unary(const at::Tensor& dst, hal_op_t op, const at::Tensor& a) {
+void Composer::unary(const at::Tensor& dst, hal_op_t op, const at::Tensor& a, Form form) {
   if (!ok_) return;
   const at::Tensor x = a.expand(dst.sizes());
-  ok_ = run_into(op, Form::Unary, dst, {&x});
+  ok_ = run_into(op, form, dst, {&x});
 }
 
 void Composer::where(const at::Tensor& dst, const at::Tensor& condition, const Part& a, const Part& b) {

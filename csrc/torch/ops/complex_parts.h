@@ -51,8 +51,8 @@ class Composer {
   // would) and filled in. `scalars` are the op's own (alpha).
   void binary(const at::Tensor& dst, hal_op_t op, Form form, const Part& a, const Part& b,
               std::initializer_list<c10::Scalar> scalars = {});
-  // dst = op(a) (neg, abs) of a tensor part.
-  void unary(const at::Tensor& dst, hal_op_t op, const at::Tensor& a);
+  // dst = op(a) (neg, abs) of a tensor part; Form::UnaryAnyOut for tests that write bool (isnan).
+  void unary(const at::Tensor& dst, hal_op_t op, const at::Tensor& a, Form form = Form::Unary);
   // dst = condition ? a : b.
   void where(const at::Tensor& dst, const at::Tensor& condition, const Part& a, const Part& b);
   // dst = value (a real or bool number) in every element.

@@ -1,7 +1,7 @@
 // Elementwise math beyond the training step's: inverse and hyperbolic trigonometry, log10, erfc, lgamma, digamma,
-// polygamma, Hurwitz zeta, sinc,
-// frac, entr, angle and signbit of real numbers, nan_to_num, sgn of real numbers; logaddexp(2), xlogy, xlog1py,
-// copysign, fmax/fmin, heaviside, hypot, floor_divide, the bit shifts, gcd and lcm. Each is one kernel of the
+// polygamma, Hurwitz zeta, sinc, frac, entr, angle and signbit of real numbers, nan_to_num, sgn (of complex numbers
+// over their real views); logaddexp(2), xlogy, xlog1py, copysign, fmax/fmin, heaviside, hypot, floor_divide, the
+// bit shifts, gcd and lcm. Each is one kernel of the
 // library (adapter_ops.def) over ATen's iterator of the op's form (elementwise_forms.h); complex inputs and the
 // dtypes a kernel lacks return "not handled", and take ATen's path.
 #include <ATen/native/Resize.h>
@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ops/complex_by_real_view.h"
 #include "ops/elementwise_forms.h"
 
 namespace torch_hal::native {
@@ -102,14 +103,17 @@ bool floor_divide_out(const at::Tensor& self, const at::Tensor& other, at::Tenso
   return run_into(HAL_OP_DIV, Form::Binary, out, {&self, &other}, {kFloorRounding});
 }
 
-// sgn of a real tensor is its sign, angle 0 or pi; complex ones (z / |z|, atan2) take ATen's path.
+// sgn: of a real tensor its sign; of a complex one z / |z| (0 at 0), composed over the real views.
 std::optional<at::Tensor> sgn(const at::Tensor& self) {
-  if (self.is_complex()) return std::nullopt;
+  if (self.is_complex()) return complex_by_real_view::sgn(self, at::Tensor());
   return unary<HAL_OP_SIGN, Form::Unary>(self);
 }
-bool sgn_(at::Tensor& self) { return !self.is_complex() && unary_<HAL_OP_SIGN, Form::Unary>(self); }
+bool sgn_(at::Tensor& self) {
+  return self.is_complex() ? complex_by_real_view::sgn(self, self).has_value() : unary_<HAL_OP_SIGN, Form::Unary>(self);
+}
 bool sgn_out(const at::Tensor& self, at::Tensor& out) {
-  return !self.is_complex() && unary_out<HAL_OP_SIGN, Form::Unary>(self, out);
+  return self.is_complex() ? complex_by_real_view::sgn(self, out).has_value()
+                           : unary_out<HAL_OP_SIGN, Form::Unary>(self, out);
 }
 std::optional<at::Tensor> angle(const at::Tensor& self) {
   if (self.is_complex()) return std::nullopt;

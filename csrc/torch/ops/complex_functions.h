@@ -1,0 +1,34 @@
+// Complex elementary functions (exp, log, sqrt, the trigonometric and hyperbolic functions, sigmoid, sgn) composed
+// of the adapter's real kernels over (real, imaginary) parts, for complex_by_real_view.cpp. Each follows the
+// function that ATen's CPU kernel calls (std::complex's, i.e. the C library's cexpf, clogf, ..., or c10's own
+// formula where ATen has one), with formulas chosen to stay accurate where a textbook one would overflow or cancel.
+#pragma once
+
+#include <c10/util/complex.h>
+
+#include <optional>
+
+#include "ops/complex_parts.h"
+
+namespace torch_hal::native::complex_by_real_view {
+
+enum class ComplexFunction { Exp, Log, Log2, Log10, Log1p, Sqrt, Rsqrt, Sin, Cos, Tan, Sinh, Cosh, Tanh, Sigmoid, Sgn };
+
+// The function an adapter op id names for a complex operand; nullopt for ids that are not one of these. SIGN
+// is not sgn: torch.sign refuses complex tensors, so it must take ATen's path (sgn has its own entry).
+std::optional<ComplexFunction> complex_function_of(hal_op_t op);
+
+// dst (the complex output's parts, of the composer's shape) = f(z).
+void compose_function(Composer& c, ComplexFunction f, const Parts& dst, const Parts& z);
+
+// pow with a Python-number exponent that ATen's CPU kernel computes by a special form rather than by
+// exp(w log z): 0 (ones), 1 (a copy), 2, 3 and -2 (products), 0.5, -0.5 and -1 (sqrt, rsqrt, reciprocal).
+// Other exponents are not composed here: exp(w log z) over float32 kernels drifts past complex64's tolerance
+// (2e-6 relative at |z ** w| ~ 1e4) where the C library's cpowf keeps extra precision, so they take ATen's path.
+bool is_exact_power(c10::complex<double> exponent);
+void compose_exact_power(Composer& c, const Parts& dst, const Parts& base, c10::complex<double> exponent);
+
+// dst (bool) = whether either part of z is NaN, as ATen's isnan (z != z).
+void compose_isnan(Composer& c, const at::Tensor& dst, const Parts& z);
+
+}  // namespace torch_hal::native::complex_by_real_view
