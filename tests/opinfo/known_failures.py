@@ -48,16 +48,24 @@ def unexpected(results, known: dict, every_op: set) -> list:
     return lines
 
 
-def write(path, results, every_op: set) -> int:
+def write(path, results, every_op: set, reasons_from=None) -> int:
     """Writes the failures of `results` to `path`, the reason being the first line of each one's detail. Entries
     of (op, dtype) pairs this run did not cover stay as they were, so that several partial runs (shards, --ops,
-    --dtypes) build one list. Returns the number of entries."""
+    --dtypes) build one list. A failure listed before with the same status keeps its reason (the list at
+    `reasons_from`, else the one at `path`): reasons are written by people, who say why it fails, not just how.
+    Returns the number of entries."""
     ran = {key(r) for r in results}
-    merged = {k: v for k, v in load(path).items() if k not in ran and k.rsplit(":", 1)[0] in every_op}
-    merged.update({key(r): {"status": r["status"], "reason": r["detail"].splitlines()[0][:300]}
-                   for r in results if r["status"] in FAILED})
+    existing = load(path)
+    earlier = load(reasons_from) if reasons_from else existing
+    merged = {k: v for k, v in existing.items() if k not in ran and k.rsplit(":", 1)[0] in every_op}
+    for r in results:
+        if r["status"] not in FAILED:
+            continue
+        kept = earlier.get(key(r))
+        reason = kept["reason"] if kept and kept["status"] == r["status"] else r["detail"].splitlines()[0][:300]
+        merged[key(r)] = {"status": r["status"], "reason": reason}
     # One entry per line: a fix shows in review as the lines it removes.
-    body = ",\n".join(f" {json.dumps(k)}: {json.dumps(merged[k])}" for k in sorted(merged))
+    body = ",\n".join(f" {json.dumps(k)}: {json.dumps(merged[k], sort_keys=True)}" for k in sorted(merged))
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text("{\n" + body + ("\n" if body else "") + "}\n")
     return len(merged)

@@ -126,7 +126,8 @@ def main(argv=None):
                         help="seconds one (op, dtype) job may take (the longest took 16 s on 2 cores)")
     parser.add_argument("--json", help="write every result here")
     parser.add_argument("--known-failures", help="the list to check against (default: the adapter's)")
-    parser.add_argument("--write-known-failures", metavar="PATH", help="rewrite this list from the run's failures")
+    parser.add_argument("--write-known-failures", metavar="PATH",
+                        help="rewrite this list from the run's failures (reasons of failures listed before are kept)")
     parser.add_argument("--quiet", action="store_true", help="no line per failing job while running")
     args = parser.parse_args(argv)
     shard = tuple(int(x) for x in args.shard.split("/")) if args.shard else None
@@ -143,7 +144,9 @@ def main(argv=None):
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))
     if args.write_known_failures:
-        n = known_failures.write(args.write_known_failures, out["results"], {j["op"] for j in all_jobs(DTYPES)})
+        # Reasons carry over from the list this run was checked against, even when writing a new file.
+        n = known_failures.write(args.write_known_failures, out["results"], {j["op"] for j in all_jobs(DTYPES)},
+                                 reasons_from=out.get("list_path"))
         print(f"wrote {n} known failures to {args.write_known_failures}")
     return 1 if out["unexpected"] else 0
 
