@@ -78,7 +78,17 @@ std::optional<at::Tensor> index_reduced_copy(const at::Tensor& self, int64_t dim
               "index_reduce_(): Expected dtype int32/int64 for index");
   TORCH_CHECK(self.scalar_type() == source.scalar_type(), "index_reduce_(): self (", self.scalar_type(),
               ") and source (", source.scalar_type(), ") must have the same scalar type");
-  if (self.dim() == 0 || source.dim() != self.dim() || index.device() != self.device()) return std::nullopt;
+  if (index.device() != self.device()) return std::nullopt;
+  if (self.dim() == 0) {
+    // A 0-dim self (and source) is a line of one along dim 0, as ATen's kernel reads it; the index names it.
+    at::maybe_wrap_dim(dim, static_cast<int64_t>(0));  // ATen's error for another dim
+    if (source.dim() != 0 || index.numel() != 1) return std::nullopt;  // ATen's errors
+    const auto line = index_reduced_copy(self.reshape({1}), 0, index.reshape({1}), source.reshape({1}), reduce,
+                                         include_self);
+    if (!line) return std::nullopt;
+    return line->reshape({});
+  }
+  if (source.dim() != self.dim()) return std::nullopt;
   const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim());
   for (const auto d : c10::irange(self.dim())) {
     if (source.size(d) != (d == wrapped ? index.numel() : self.size(d))) return std::nullopt;  // ATen's error
