@@ -1,13 +1,15 @@
 // Matrix products through the adapter's GEMM (HAL_OP_GEMM: out = alpha * a @ b + beta * c, 2-D or
 // batched 3-D). The composites (linear, matmul, mv, einsum, ...) reach these ops. Shapes and dtypes are
 // checked here with ATen's messages; the adapter receives row-major views whose matrices have a unit
-// stride in one of their two dims (anything else is made contiguous first).
+// stride in one of their two dims (anything else is made contiguous first). Complex products (complex64,
+// complex128) are real GEMMs over view_as_real views, composed in complex_matmul.cpp.
 #include <ATen/ExpandUtils.h>
 #include <ATen/ops/empty.h>
 #include <torch/library.h>
 
 #include "dispatch/native_first.h"
 #include "dispatch/output_overlap.h"
+#include "ops/complex_matmul.h"
 
 namespace torch_hal::native {
 namespace {
@@ -27,12 +29,17 @@ void check_same_dtype(const at::Tensor& a, const at::Tensor& b) {
               a.scalar_type(), " != ", b.scalar_type());
 }
 
+}  // namespace
+
 // out = alpha * a @ b + beta * c; c undefined or beta == 0 means no c. `out` has the result's shape.
+// (complex_matmul.h declares it: the complex products are real GEMMs of this function.)
 bool gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor& c,
           const c10::Scalar& beta, const c10::Scalar& alpha) {
   const c10::DeviceIndex device = out.device().index();
   if (!has_native_kernels(device)) return false;
-  // Complex products (and complex alpha/beta): the ABI has no complex dtype; ATen's paths take them.
+  // The ABI has no complex dtype: complex products are composed of real GEMMs (complex_matmul.cpp).
+  if (out.is_complex()) return complex_gemm(out, a, b, c, beta, alpha);
+  // Complex alpha/beta with real operands: ATen's paths take them.
   if (!hal_dtype_of(out.scalar_type()).has_value() || beta.isComplex() || alpha.isComplex()) return false;
   // A lazily negated operand (_neg_view, which ATen passes to matrix products as it is): the kernel reads stored
   // values, so the host path, which applies the bit, takes it.
@@ -55,6 +62,8 @@ bool gemm(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const
   args.output(out).scalar(alpha.toDouble()).scalar(use_c ? beta.toDouble() : 0.0);
   return launch(device, HAL_OP_GEMM, args);
 }
+
+namespace {
 
 void check_mm(const at::Tensor& self, const at::Tensor& mat2) {
   TORCH_CHECK(self.dim() == 2, "self must be a matrix");
