@@ -6,7 +6,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from test_native_elementwise import make, run_both
+from test_native_elementwise import check, make, run_both
 
 MAX_GEOMETRIES = [dict(kernel_size=2), dict(kernel_size=(2, 3, 2), stride=(1, 2, 2), padding=(1, 1, 0)),
                   dict(kernel_size=3, stride=2, padding=1, dilation=(1, 2, 1), ceil_mode=True)]
@@ -23,7 +23,11 @@ def test_max_pool3d_values_and_indices(gpu_device, dtype, geometry):
         x = x.round()  # ties: the first largest in the window wins, as on the CPU
         x[0, 0, 0, 0, :4] = -float("inf")  # -inf next to the padding: the index stays inside the input
     for t in (x, x[0]):
-        run_both(lambda u: F.max_pool3d(u, return_indices=True, **geometry), t, device=gpu_device)
+        with torch.hal.strict():
+            values, indices = F.max_pool3d(t.to(gpu_device), return_indices=True, **geometry)
+        want_values, want_indices = F.max_pool3d(t, return_indices=True, **geometry)
+        check(values, want_values)
+        assert torch.equal(indices.cpu(), want_indices)
 
 
 @pytest.mark.parametrize("geometry", AVG_GEOMETRIES)

@@ -24,36 +24,44 @@ namespace {
 
 enum class Resampling { Linear, Cubic, AdaptiveAverage };
 
-// A [out_size, in_size] for one dimension, in float32 on the host.
-at::Tensor weights_along(Resampling kind, int64_t in_size, int64_t out_size, bool align_corners,
-                         std::optional<double> scale) {
-  std::vector<float> a(static_cast<size_t>(out_size * in_size), 0.0f);
-  const auto add = [&](int64_t o, int64_t i, float w) { a[static_cast<size_t>(o * in_size + i)] += w; };
+// A [out_size, in_size] for one dimension, on the host in opmath_t: float for float32, double for float64, as
+// the CPU kernels compute their scales, source indices and coefficients.
+template <class opmath_t>
+at::Tensor weights_in(Resampling kind, int64_t in_size, int64_t out_size, bool align_corners,
+                      std::optional<double> scale) {
+  std::vector<opmath_t> a(static_cast<size_t>(out_size * in_size), opmath_t(0));
+  const auto add = [&](int64_t o, int64_t i, opmath_t w) { a[static_cast<size_t>(o * in_size + i)] += w; };
   if (kind == Resampling::AdaptiveAverage) {
     for (int64_t o = 0; o < out_size; ++o) {
       const int64_t start = (o * in_size) / out_size, end = ((o + 1) * in_size + out_size - 1) / out_size;
-      for (int64_t i = start; i < end; ++i) add(o, i, 1.0f / static_cast<float>(end - start));
+      for (int64_t i = start; i < end; ++i) add(o, i, opmath_t(1) / static_cast<opmath_t>(end - start));
     }
   } else {
-    const float ratio = at::native::area_pixel_compute_scale<float>(in_size, out_size, align_corners, scale);
+    const opmath_t ratio = at::native::area_pixel_compute_scale<opmath_t>(in_size, out_size, align_corners, scale);
     for (int64_t o = 0; o < out_size; ++o) {
       if (kind == Resampling::Linear) {
         int64_t i0 = 0, i1 = 0;
-        float w0 = 0, w1 = 0;
-        at::native::compute_source_index_and_lambda<float, float>(i0, i1, w0, w1, ratio, o, in_size, out_size,
-                                                                    align_corners);
+        opmath_t w0 = 0, w1 = 0;
+        at::native::compute_source_index_and_lambda<opmath_t, opmath_t>(i0, i1, w0, w1, ratio, o, in_size,
+                                                                          out_size, align_corners);
         add(o, i0, w0);
         add(o, i1, w1);
       } else {
-        const float source = at::native::area_pixel_compute_source_index<float>(ratio, o, align_corners, true);
+        const opmath_t source = at::native::area_pixel_compute_source_index<opmath_t>(ratio, o, align_corners, true);
         const int64_t base = static_cast<int64_t>(std::floor(source));
-        float coefficients[4];
-        at::native::get_cubic_upsample_coefficients<float>(coefficients, source - static_cast<float>(base));
+        opmath_t coefficients[4];
+        at::native::get_cubic_upsample_coefficients<opmath_t>(coefficients, source - static_cast<opmath_t>(base));
         for (int k = 0; k < 4; ++k) add(o, std::clamp<int64_t>(base - 1 + k, 0, in_size - 1), coefficients[k]);
       }
     }
   }
-  return at::from_blob(a.data(), {out_size, in_size}, at::kFloat).clone();
+  return at::from_blob(a.data(), {out_size, in_size}, c10::CppTypeToScalarType<opmath_t>::value).clone();
+}
+
+at::Tensor weights_along(at::ScalarType type, Resampling kind, int64_t in_size, int64_t out_size, bool align_corners,
+                         std::optional<double> scale) {
+  return type == at::kDouble ? weights_in<double>(kind, in_size, out_size, align_corners, scale)
+                             : weights_in<float>(kind, in_size, out_size, align_corners, scale);
 }
 
 // x with A applied along each of its last spatial dimensions (the forward: x's sizes there are in_sizes), or A^T
@@ -71,7 +79,7 @@ at::Tensor resample(const at::Tensor& x, Resampling kind, at::IntArrayRef in_siz
   for (int64_t s = 0; s < spatial; ++s) {
     const int64_t dim = x.dim() - spatial + s;
     const at::Tensor a =
-        weights_along(kind, in_sizes[s], out_sizes[s], align_corners, scales[s]).to(x.device(), x.scalar_type());
+        weights_along(x.scalar_type(), kind, in_sizes[s], out_sizes[s], align_corners, scales[s]).to(x.device());
     y = at::matmul(y.movedim(dim, -1), transpose ? a : a.t()).movedim(-1, dim);
   }
   return y.contiguous(x.suggest_memory_format());
