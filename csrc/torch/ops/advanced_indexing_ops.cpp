@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "dispatch/native_first.h"
+#include "ops/complex_data_movement.h"
 #include "ops/indexing_launch.h"
 
 namespace torch_hal::native {
@@ -176,6 +177,7 @@ std::optional<IndexPlan> plan_index(const at::Tensor& self, const c10::List<std:
 }
 
 std::optional<at::Tensor> index_tensor(const at::Tensor& self, const c10::List<std::optional<at::Tensor>>& indices) {
+  if (self.is_complex()) return complex_data_movement::index(self, indices);
   const std::optional<IndexPlan> plan = plan_index(self, indices);
   if (!plan.has_value()) return std::nullopt;
   auto sizes = plan->source.sizes().vec();
@@ -186,7 +188,8 @@ std::optional<at::Tensor> index_tensor(const at::Tensor& self, const c10::List<s
 }
 
 bool index_put_impl(at::Tensor& self, const c10::List<std::optional<at::Tensor>>& indices, const at::Tensor& values,
-                    bool accumulate, bool /*unsafe*/) {
+                    bool accumulate, bool unsafe) {
+  if (self.is_complex()) return complex_data_movement::index_put_impl(self, indices, values, accumulate, unsafe);
   const std::optional<IndexPlan> plan = plan_index(self, indices);
   if (!plan.has_value()) return false;
   TORCH_CHECK(values.scalar_type() == self.scalar_type(), "Index put requires the source and destination dtypes match, got ",

@@ -9,6 +9,7 @@
 #include <torch/library.h>
 
 #include "dispatch/native_first.h"
+#include "ops/complex_data_movement.h"
 #include "ops/indexing_launch.h"
 
 namespace torch_hal::native {
@@ -40,6 +41,7 @@ std::optional<at::Tensor> index_select(const at::Tensor& self, int64_t dim, cons
 }
 
 std::optional<at::Tensor> gather(const at::Tensor& self, int64_t dim, const at::Tensor& index, bool sparse_grad) {
+  if (self.is_complex()) return complex_data_movement::gather(self, dim, index, sparse_grad);
   if (sparse_grad) return std::nullopt;
   const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim());
   // An empty index gathers nothing, whatever its shape: ATen checks neither its dtype nor its shape then.

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "dispatch/native_first.h"
+#include "ops/complex_data_movement.h"
 #include "ops/indexing_launch.h"
 
 namespace torch_hal::native {
@@ -80,6 +81,7 @@ std::optional<at::Tensor> count_nonzero_dims(const at::Tensor& self, at::IntArra
 }
 
 std::optional<at::Tensor> masked_select(const at::Tensor& self, const at::Tensor& mask) {
+  if (self.is_complex()) return complex_data_movement::masked_select(self, mask);
   // uint8 masks (deprecated) and masks on another device: ATen's path and messages.
   if (mask.scalar_type() != at::kBool || mask.device() != self.device()) return std::nullopt;
   const auto shape = at::infer_size(self.sizes(), mask.sizes());

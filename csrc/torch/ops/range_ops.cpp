@@ -7,8 +7,8 @@
 // double for integer ones, whose elements are computed in double and truncated as the CPU truncates. The
 // roundings follow the CPU's scalar path (see spacing and log_spacing), so the values match it bit for bit
 // where the CPU takes that path; its vectorized path (linspace of 2 * vector width or more elements) rounds
-// differently, by an ulp or so for floating outputs. Bool and complex outputs keep ATen's route (its error
-// for bool, its kernel for complex).
+// differently, by an ulp or so for floating outputs. Bool outputs keep ATen's route (its error); complex
+// linspace is this one part by part (complex_data_movement.h), complex logspace ATen's kernel.
 #include <ATen/Dispatch.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/full.h>
@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "dispatch/native_first.h"
+#include "ops/complex_data_movement.h"
 
 namespace torch_hal::native {
 namespace {
@@ -78,6 +79,7 @@ void write_halves(const Spacing& s, int64_t steps, const std::optional<double>& 
 }
 
 bool native_linspace_out(const at::Scalar& start, const at::Scalar& end, int64_t steps, at::Tensor& out) {
+  if (out.is_complex()) return complex_data_movement::linspace_out(start, end, steps, out);
   TORCH_CHECK(steps >= 0, "number of steps must be non-negative");
   if (!spaceable(out.scalar_type())) return false;
   if (out.numel() != steps) out.resize_({steps});

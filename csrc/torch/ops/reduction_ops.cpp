@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "dispatch/native_first.h"
+#include "ops/complex_statistics.h"
 #include "ops/host_integer_sum.h"
 
 namespace torch_hal::native {
@@ -299,6 +300,7 @@ template <bool Std>
 std::optional<at::Tensor> moments(const at::Tensor& self, at::OptionalIntArrayRef dim,
                                   const std::optional<c10::Scalar>& correction, bool keepdim) {
   check_moments_dtype(self);
+  if (self.is_complex()) return complex_statistics::var(self, dim, correction, keepdim, Std);
   return reduce_new(Std ? HAL_OP_STD : HAL_OP_VAR, self, plan_reduction(self, dim, keepdim), self.scalar_type(),
                     {correction_of(correction)});
 }
@@ -306,6 +308,7 @@ template <bool Std>
 bool moments_out(const at::Tensor& self, at::OptionalIntArrayRef dim, const std::optional<c10::Scalar>& correction,
                  bool keepdim, at::Tensor& out) {
   check_moments_dtype(self);
+  if (self.is_complex()) return complex_statistics::var_out(self, dim, correction, keepdim, Std, out);
   const Plan p = plan_reduction(self, dim, keepdim);
   at::native::resize_output(out, p.out_sizes);
   return reduce_into(Std ? HAL_OP_STD : HAL_OP_VAR, self, out, p, {correction_of(correction)});
@@ -315,6 +318,7 @@ std::optional<std::tuple<at::Tensor, at::Tensor>> moments_mean(const at::Tensor&
                                                                 const std::optional<c10::Scalar>& correction,
                                                                 bool keepdim) {
   check_moments_dtype(self);
+  if (self.is_complex()) return complex_statistics::var_mean(self, dim, correction, keepdim, Std);
   const Plan p = plan_reduction(self, dim, keepdim);
   auto spread = reduce_new(Std ? HAL_OP_STD : HAL_OP_VAR, self, p, self.scalar_type(), {correction_of(correction)});
   if (!spread.has_value()) return std::nullopt;

@@ -8,6 +8,7 @@
 #include <torch/library.h>
 
 #include "dispatch/native_first.h"
+#include "ops/complex_data_movement.h"
 #include "dispatch/output_overlap.h"
 
 namespace torch_hal::native {
@@ -29,6 +30,7 @@ bool launch_scan(hal_op_t op, const at::Tensor& self, const at::Tensor& out, int
 
 template <hal_op_t OP>
 std::optional<at::Tensor> scan(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype) {
+  if (OP == HAL_OP_CUMSUM && self.is_complex()) return complex_data_movement::cumsum(self, dim, dtype);
   const int64_t wrapped = c10::maybe_wrap_dim(dim, self.dim());
   at::Tensor out = at::empty(self.sizes(), self.options().dtype(scan_dtype(self, dtype)));
   if (!launch_scan(OP, self, out, wrapped)) return std::nullopt;
@@ -36,6 +38,7 @@ std::optional<at::Tensor> scan(const at::Tensor& self, int64_t dim, std::optiona
 }
 template <hal_op_t OP>
 bool scan_(at::Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype) {
+  if (OP == HAL_OP_CUMSUM && self.is_complex()) return complex_data_movement::cumsum_(self, dim, dtype);
   const int64_t wrapped = c10::maybe_wrap_dim(dim, self.dim());
   // A dtype other than self's: ATen's error, from the usual route.
   if (dtype.has_value() && *dtype != self.scalar_type()) return false;
@@ -43,6 +46,7 @@ bool scan_(at::Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype) {
 }
 template <hal_op_t OP>
 bool scan_out(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype, at::Tensor& out) {
+  if (OP == HAL_OP_CUMSUM && self.is_complex()) return complex_data_movement::cumsum_out(self, dim, dtype, out);
   const int64_t wrapped = c10::maybe_wrap_dim(dim, self.dim());
   const at::ScalarType type = dtype.value_or(out.scalar_type());
   TORCH_CHECK(out.scalar_type() == type, "Expected out tensor to have dtype ", type, ", but got ", out.scalar_type(),
