@@ -127,6 +127,34 @@ std::optional<at::Tensor> isnan_into(const at::Tensor& self, const at::Tensor& o
   return out;
 }
 
+// angle of a complex tensor: atan2 of the parts into a real result of the real dtype. ATen writes it through a
+// complex temporary into a result resized from empty (contiguous, whatever self's layout); an `out` of another
+// real dtype (ATen casts into it) is left to ATen.
+std::optional<at::Tensor> angle_into(const at::Tensor& self, const at::Tensor& out) {
+  if (!readable_complex(self)) return std::nullopt;
+  const at::ScalarType real = c10::toRealValueType(self.scalar_type());
+  at::Tensor result = out.defined() ? out : at::empty(self.sizes(), self.options().dtype(real));
+  if (result.scalar_type() != real || result.is_alias_of(self)) return std::nullopt;
+  at::native::resize_output(result, self.sizes());
+  if (result.numel() == 0) return result;
+  Composer c(self.sizes(), real, self.options());
+  compose_angle(c, result, views_of(self));
+  if (!c.ok()) return std::nullopt;
+  return result;
+}
+
+// addcmul / addcdiv's value converted to the complex dtype, as ATen's value.to<scalar_t>() (each part rounded to the
+// real dtype); nullopt where that conversion overflows (ATen's error, which the fallback gives).
+std::optional<Parts> value_in(const c10::Scalar& value, at::ScalarType real) {
+  const c10::complex<double> v = value.toComplexDouble();
+  if (real != at::kFloat) return Parts{number(v.real()), number(v.imag())};
+  const double limit = std::numeric_limits<float>::max();
+  for (const double part : {v.real(), v.imag()}) {
+    if (std::isfinite(part) && std::abs(part) > limit) return std::nullopt;
+  }
+  return Parts{number(static_cast<float>(v.real())), number(static_cast<float>(v.imag()))};
+}
+
 // pow's exponent when it is a Python number (pow.Tensor_Scalar wraps it) of one of the exact special forms
 // (complex_functions.h); nullopt otherwise.
 std::optional<c10::complex<double>> exact_power_exponent(std::initializer_list<const at::Tensor*> inputs) {
@@ -166,8 +194,9 @@ std::optional<at::Tensor> elementwise(hal_op_t op, Form form, const at::Tensor& 
     case HAL_OP_NEG: return negate(**inputs.begin(), out);
     case HAL_OP_ISNAN: return isnan_into(**inputs.begin(), out);
     case HAL_OP_ABS: return absolute(**inputs.begin(), out);
+    case HAL_OP_ANGLE: return angle_into(**inputs.begin(), out);
     case HAL_OP_ADD: case HAL_OP_SUB: case HAL_OP_MUL: case HAL_OP_DIV: case HAL_OP_RECIPROCAL:
-    case HAL_OP_EQ: case HAL_OP_NE:
+    case HAL_OP_EQ: case HAL_OP_NE: case HAL_OP_LOGADDEXP: case HAL_OP_LERP: case HAL_OP_ADDCMUL: case HAL_OP_ADDCDIV:
       break;
     case HAL_OP_POW:
       if (!exact_power_exponent(inputs)) return std::nullopt;
@@ -180,6 +209,9 @@ std::optional<at::Tensor> elementwise(hal_op_t op, Form form, const at::Tensor& 
   auto iter = make_iterator(form, out_arg, inputs);
   const at::ScalarType common = iter.common_dtype();
   if (!complex_in_abi_parts(common)) return std::nullopt;
+  // lerp's result has self's dtype (ATen's iterator is over self and end only; the weight is converted to it): a
+  // complex weight beside real tensors is ATen's to refuse.
+  if (op == HAL_OP_LERP && inputs.begin()[0]->scalar_type() != common) return std::nullopt;
   const at::ScalarType real = c10::toRealValueType(common);
   const bool comparison = form == Form::Comparison;
   at::Tensor result = out.defined() ? out : iter.output();
@@ -212,6 +244,15 @@ std::optional<at::Tensor> elementwise(hal_op_t op, Form form, const at::Tensor& 
       case HAL_OP_DIV: divide(c, d, operands[0], operands[1]); break;
       case HAL_OP_RECIPROCAL: divide(c, d, Parts{number(1.0), number(0.0)}, operands[0]); break;
       case HAL_OP_POW: compose_exact_power(c, d, operands[0], *exact_power_exponent(inputs)); break;
+      case HAL_OP_LOGADDEXP: compose_logaddexp(c, d, operands[0], operands[1]); break;
+      case HAL_OP_LERP: compose_lerp(c, d, operands[0], operands[1], operands[2]); break;
+      case HAL_OP_ADDCMUL: case HAL_OP_ADDCDIV: {
+        const auto value = value_in(*scalars.begin(), real);
+        if (!value.has_value()) return std::nullopt;
+        if (op == HAL_OP_ADDCMUL) compose_addcmul(c, d, operands[0], operands[1], operands[2], *value);
+        else compose_addcdiv(c, d, operands[0], operands[1], operands[2], *value);
+        break;
+      }
       default: return std::nullopt;
     }
   }

@@ -22,8 +22,9 @@ bool involves_complex(const at::Tensor* out, std::initializer_list<const at::Ten
 // complex), `scalars` being the op's own (add/sub: alpha; div: the rounding mode). `out` undefined: the
 // result is allocated. Returns the result (`out` itself when given), or nullopt when not handled. Done:
 // add, sub (real alpha), mul, div (true division), reciprocal, neg, eq, ne, abs.out (hypot of the parts),
-// isnan (into a bool `out`), and the functions of complex_functions.h: exp, log, log2, log10, log1p, sqrt,
-// rsqrt, sin, cos, tan, sinh, cosh, tanh, sigmoid.
+// isnan (into a bool `out`), angle (into a real result), and the functions of complex_functions.h: exp, exp2,
+// expm1, log, log2, log10, log1p, sqrt, rsqrt, sin, cos, tan, sinh, cosh, tanh, asin, acos, atan, asinh, acosh,
+// atanh, sigmoid, silu, sinc, logaddexp, lerp (complex self), addcmul and addcdiv (any value).
 std::optional<at::Tensor> elementwise(hal_op_t op, Form form, const at::Tensor& out,
                                       std::initializer_list<const at::Tensor*> inputs,
                                       std::initializer_list<c10::Scalar> scalars);

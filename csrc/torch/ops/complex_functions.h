@@ -1,5 +1,6 @@
-// Complex elementary functions (exp, log, sqrt, the trigonometric and hyperbolic functions, sigmoid, sgn) composed
-// of the adapter's real kernels over (real, imaginary) parts, for complex_by_real_view.cpp. Each follows the
+// Complex elementary functions (exp, log, sqrt, the trigonometric and hyperbolic functions and their inverses,
+// sigmoid, silu, sgn, angle) and the complex forms of logaddexp, lerp, addcmul and addcdiv, composed of the adapter's
+// real kernels over (real, imaginary) parts, for complex_by_real_view.cpp. Each follows the
 // function that ATen's CPU kernel calls (std::complex's, i.e. the C library's cexpf, clogf, ..., or c10's own
 // formula where ATen has one), with formulas chosen to stay accurate where a textbook one would overflow or cancel.
 #pragma once
@@ -12,7 +13,11 @@
 
 namespace torch_hal::native::complex_by_real_view {
 
-enum class ComplexFunction { Exp, Log, Log2, Log10, Log1p, Sqrt, Rsqrt, Sin, Cos, Tan, Sinh, Cosh, Tanh, Sigmoid, Sgn };
+enum class ComplexFunction {
+  Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sqrt, Rsqrt,
+  Sin, Cos, Tan, Sinh, Cosh, Tanh, Asin, Acos, Atan, Asinh, Acosh, Atanh,
+  Sigmoid, Silu, Sinc, Sgn,
+};
 
 // The function an adapter op id names for a complex operand; nullopt for ids that are not one of these. SIGN
 // is not sgn: torch.sign refuses complex tensors, so it must take ATen's path (sgn has its own entry).
@@ -27,6 +32,24 @@ void compose_function(Composer& c, ComplexFunction f, const Parts& dst, const Pa
 // (2e-6 relative at |z ** w| ~ 1e4) where the C library's cpowf keeps extra precision, so they take ATen's path.
 bool is_exact_power(c10::complex<double> exponent);
 void compose_exact_power(Composer& c, const Parts& dst, const Parts& base, c10::complex<double> exponent);
+
+// dst (real, of the composer's dtype) = angle z = atan2(Im z, Re z), as ATen's kernel.
+void compose_angle(Composer& c, const at::Tensor& dst, const Parts& z);
+
+// dst = logaddexp(a, b) = log(e^a + e^b), as ATen's CPU kernel for complex operands (_log_add_exp_helper):
+// log1p(exp(min - max)) + max with min, max ordered by their real parts, and its NaN and infinity cases.
+void compose_logaddexp(Composer& c, const Parts& dst, const Parts& a, const Parts& b);
+
+// dst = lerp(start, end, weight), as ATen's CPU kernel: start + w (end - start) where |w| < 0.5, else
+// end + (w - 1) (end - start), so that w near 1 gives end accurately.
+void compose_lerp(Composer& c, const Parts& dst, const Parts& start, const Parts& end, const Parts& weight);
+
+// dst = self + value * t1 * t2 (addcmul) or self + value * t1 / t2 (addcdiv), the products and the quotient
+// taken left to right as ATen's CPU kernel takes them; `value` is the op's scalar converted to the complex dtype.
+void compose_addcmul(Composer& c, const Parts& dst, const Parts& self, const Parts& t1, const Parts& t2,
+                     const Parts& value);
+void compose_addcdiv(Composer& c, const Parts& dst, const Parts& self, const Parts& t1, const Parts& t2,
+                     const Parts& value);
 
 // dst (bool) = whether either part of z is NaN, as ATen's isnan (z != z).
 void compose_isnan(Composer& c, const at::Tensor& dst, const Parts& z);

@@ -21,6 +21,9 @@ c10::Scalar on_host(hal_op_t op, T x, T y, T alpha) {
     case HAL_OP_EQ: return x == y;
     case HAL_OP_NE: return x != y;
     case HAL_OP_GE: return x >= y;
+    case HAL_OP_GT: return x > y;
+    case HAL_OP_LE: return x <= y;
+    case HAL_OP_LT: return x < y;
     default: TORCH_INTERNAL_ASSERT(false, "complex_by_real_view: no host form of op ", static_cast<int>(op));
   }
 }

@@ -1,6 +1,6 @@
 // Elementwise math beyond the training step's: inverse and hyperbolic trigonometry, log10, erfc, lgamma, digamma,
-// polygamma, Hurwitz zeta, sinc, frac, entr, angle and signbit of real numbers, nan_to_num, sgn (of complex numbers
-// over their real views); logaddexp(2), xlogy, xlog1py, copysign, fmax/fmin, heaviside, hypot, floor_divide, the
+// polygamma, Hurwitz zeta, sinc, frac, entr and signbit of real numbers, angle and sgn (complex ones over their
+// real views); logaddexp(2), xlogy, xlog1py, copysign, fmax/fmin, heaviside, hypot, floor_divide, the
 // bit shifts, gcd and lcm. Each is one kernel of the
 // library (adapter_ops.def) over ATen's iterator of the op's form (elementwise_forms.h); complex inputs and the
 // dtypes a kernel lacks return "not handled", and take ATen's path.
@@ -116,11 +116,10 @@ bool sgn_out(const at::Tensor& self, at::Tensor& out) {
                            : unary_out<HAL_OP_SIGN, Form::Unary>(self, out);
 }
 std::optional<at::Tensor> angle(const at::Tensor& self) {
-  if (self.is_complex()) return std::nullopt;
-  return unary<HAL_OP_ANGLE, Form::UnaryFloat>(self);
+  return unary<HAL_OP_ANGLE, Form::UnaryFloat>(self);  // complex: atan2 of the parts, over the real views
 }
 bool angle_out(const at::Tensor& self, at::Tensor& out) {
-  return !self.is_complex() && unary_out<HAL_OP_ANGLE, Form::UnaryFloat>(self, out);
+  return unary_out<HAL_OP_ANGLE, Form::UnaryFloat>(self, out);
 }
 
 // polygamma(0, x) is digamma; higher orders take n as the kernel's mode.
