@@ -3,6 +3,7 @@
 #include "launch_plan.h"
 
 #include "kernels/elementwise_params.h"
+#include "kernels/elementwise_special.cuh"
 #include "kernels/op_families.h"
 #include "kernels/tensor_operands.h"
 #include "plan_support.h"

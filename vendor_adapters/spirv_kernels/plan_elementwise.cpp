@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "kernels/elementwise_params.h"
+#include "kernels/elementwise_special.cuh"
 #include "kernels/tensor_operands.h"
 #include "plan_support.h"
 

@@ -7,8 +7,10 @@
 #include <cstring>
 
 #include "kernels/adapter_services.h"
+#include "kernels/elementwise_generic.cuh"
 #include "kernels/elementwise_ops.cuh"
 #include "kernels/elementwise_scalars.cuh"
+#include "kernels/elementwise_special.cuh"
 #include "kernels/elementwise_vectorized.h"
 #include "kernels/gpu_runtime.h"
 #include "kernels/kernel_launch.h"
@@ -21,7 +23,7 @@ namespace {
 
 using ew::Params;
 
-constexpr int kThreads = 256;
+constexpr int kThreads = kGenericThreads;
 constexpr int kMaxOperands = 4;  // one output and up to three inputs
 
 enum class Compute { I64, F32, F64 };
@@ -48,34 +50,17 @@ struct Iteration {
   int64_t numel = 1;
 };
 
-template <class T, int NIN>
-struct GenericArgs {
-  Shape shape;
-  Divisors div;          // of shape (the 32-bit kernel's)
-  Operand ops[NIN + 1];
-  T value[NIN];          // scalar operands' values
-  bool is_scalar[NIN];
-  Params<T> params;
-  int32_t op;
+// The library's elementwise math, one element (the special functions have a kernel of their own).
+struct ApplyMath {
+  template <int NIN, class T>
+  __device__ __forceinline__ static T of(int32_t op, const T* v, const Params<T>& p) {
+    return ew::apply_runtime<NIN, T>(op, v, p);
+  }
 };
 
 template <class T, int NIN, bool Wide>
 __global__ void __launch_bounds__(kThreads) generic_kernel(int64_t n, GenericArgs<T, NIN> a) {
-  using Index = std::conditional_t<Wide, int64_t, uint32_t>;
-  const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
-  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < static_cast<Index>(n); i += stride) {
-    int64_t off[NIN + 1];
-    if constexpr (Wide) offsets_of<NIN + 1>(i, a.shape, a.ops, off);
-    else offsets_of32<NIN + 1>(i, a.shape, a.div, a.ops, off);
-    T v[NIN];
-#pragma unroll
-    for (int k = 0; k < NIN; ++k) {
-      const Operand& o = a.ops[k + 1];
-      v[k] = a.is_scalar[k] ? a.value[k] : load_as<T>(o.base + off[k + 1] * o.elem_size, o.dtype);
-    }
-    const T r = ew::apply_runtime<NIN, T>(a.op, v, a.params);
-    store_from<T>(a.ops[0].base + off[0] * a.ops[0].elem_size, a.ops[0].dtype, r);
-  }
+  generic_walk<ApplyMath, T, NIN, Wide>(n, a);
 }
 
 template <class T, int NIN>
@@ -91,6 +76,7 @@ hal_status_t launch_generic(const OpCall& call, int32_t op, const Iteration& it,
   }
   a.params = params;
   a.op = op;
+  if (ew::is_special_function(op)) return launch_special_functions<T, NIN>(it.numel, a, call.device, call.stream);
   const unsigned grid = grid_for(it.numel, kThreads, call.device);
   if (it.numel < (int64_t{1} << 31)) {
     return launch_kernel<generic_kernel<T, NIN, false>>("elementwise", call.device, grid, kThreads, 0, call.stream,

@@ -13,7 +13,6 @@
 
 #include "torch_hal/adapter.h"
 #endif
-#include "kernels/elementwise_special.cuh"
 
 namespace hal_gpu::ew {
 
@@ -488,8 +487,7 @@ __device__ __forceinline__ T unary_op(T a, const Params<T>& p) {
     return a < T(0) ? T(kPi) : T(0);
   } else if constexpr (OP == HAL_OP_DIGAMMA) return digamma(a);
   else if constexpr (OP == HAL_OP_POLYGAMMA) return polygamma(p.mode, a);
-  else if constexpr (is_special_function(OP)) return special_unary<OP, T>(a);
-  else return T(0);
+  else return T(0);  // the special functions (elementwise_special.cuh) run in kernels of their own
 }
 
 template <int OP, class T>
@@ -595,8 +593,7 @@ __device__ __forceinline__ T binary_op(T a, T b, const Params<T>& p) {
   else if constexpr (OP == HAL_OP_HARDTANH_BACKWARD) return (b <= p.s0 || b >= p.s1) ? T(0) : a;
   else if constexpr (OP == HAL_OP_LOGIT_BACKWARD) return logit_backward(a, b, p.s0);
   else if constexpr (OP == HAL_OP_SHRINK_BACKWARD) return (b >= -p.s0 && b <= p.s0) ? T(0) : a;
-  else if constexpr (is_special_function(OP)) return special_binary<OP, T>(a, b, p.mode);
-  else return T(0);
+  else return T(0);  // the special functions (elementwise_special.cuh) run in kernels of their own
 }
 
 template <int OP, class T>

@@ -1,9 +1,11 @@
 // The special functions among adapter_ops.def's elementwise ops (Bessel and Airy functions, the error
 // function's inverses, the incomplete gamma functions, the orthogonal polynomials, nextafter): which ids they
-// are and how each is evaluated, for elementwise_ops.cuh's unary_op and binary_op. They compute in double
-// whatever the tensor's dtype (float32 results are then correctly rounded or nearly; float16 and bfloat16
-// arrive as float), so the SPIR-V build, whose devices may lack doubles, compiles none of them: there they
-// return NaN and the SPIR-V planner refuses them (plan_elementwise.cpp), so they take the CPU fallback.
+// are and how each is evaluated, for elementwise_special.cu's kernels. They compute in double whatever the
+// tensor's dtype (float32 results are then correctly rounded or nearly; float16 and bfloat16 arrive as float).
+// They have kernels of their own, apart from the generic strided kernel of the other elementwise ops, whose
+// register use and stack frame they would raise (64 registers and 96 bytes of stack for the float unary one,
+// where the double argument reductions of sin and cos were inlined). The SPIR-V build, whose devices may lack
+// doubles, compiles none of them: its planner refuses them (plan_elementwise.cpp) and they take the CPU fallback.
 #pragma once
 
 #include "kernels/gpu_runtime.h"
@@ -83,11 +85,33 @@ __device__ __forceinline__ T special_binary(T a, T b, int32_t mode) {
     return static_cast<T>(r);
   }
 }
-#else
-template <int OP, class T>
-T special_unary(T) { return T(NAN); }
-template <int OP, class T>
-T special_binary(T, T, int32_t) { return T(NAN); }
+
+// The special function `op` of this arity at v (0 for other ids, which never come here).
+template <int ARITY, class T>
+__device__ __forceinline__ T apply_special_runtime(int32_t op, const T* v, int32_t mode) {
+  switch (op) {
+#define HAL_SPECIAL_UNARY(NAME) \
+  case HAL_OP_##NAME:           \
+    if constexpr (ARITY == 1) return special_unary<HAL_OP_##NAME, T>(v[0]); \
+    break;
+    HAL_SPECIAL_UNARY(BESSEL_I0) HAL_SPECIAL_UNARY(BESSEL_I0E) HAL_SPECIAL_UNARY(BESSEL_I1)
+    HAL_SPECIAL_UNARY(BESSEL_I1E) HAL_SPECIAL_UNARY(BESSEL_K0) HAL_SPECIAL_UNARY(BESSEL_K0E)
+    HAL_SPECIAL_UNARY(BESSEL_K1) HAL_SPECIAL_UNARY(BESSEL_K1E) HAL_SPECIAL_UNARY(BESSEL_J0)
+    HAL_SPECIAL_UNARY(BESSEL_J1) HAL_SPECIAL_UNARY(BESSEL_Y0) HAL_SPECIAL_UNARY(BESSEL_Y1)
+    HAL_SPECIAL_UNARY(AIRY_AI) HAL_SPECIAL_UNARY(SPHERICAL_BESSEL_J0) HAL_SPECIAL_UNARY(ERFINV)
+    HAL_SPECIAL_UNARY(NDTRI) HAL_SPECIAL_UNARY(LOG_NDTR) HAL_SPECIAL_UNARY(ERFCX)
+#undef HAL_SPECIAL_UNARY
+#define HAL_SPECIAL_BINARY(NAME) \
+  case HAL_OP_##NAME:            \
+    if constexpr (ARITY == 2) return special_binary<HAL_OP_##NAME, T>(v[0], v[1], mode); \
+    break;
+    HAL_SPECIAL_BINARY(NEXTAFTER) HAL_SPECIAL_BINARY(IGAMMA) HAL_SPECIAL_BINARY(IGAMMAC)
+    HAL_SPECIAL_BINARY(ORTHOGONAL_POLYNOMIAL)
+#undef HAL_SPECIAL_BINARY
+    default: break;
+  }
+  return T(0);
+}
 #endif
 
 }  // namespace hal_gpu::ew

@@ -76,18 +76,11 @@ __device__ __forceinline__ W ndtri(W p) {
   return GaussianConstants<W>::sqrt2 * erfinv(W(2) * p - W(1));  // near the middle: erf's own precision
 }
 
-// erfcx(x) = e^(x^2) erfc(x). For x up to 10, the product with e^(x^2) split into e^(hi) e^(lo), hi + lo = x^2
-// exactly (fma), so x^2's rounding does not reach the result; beyond, the asymptotic series 1 / (x sqrt(pi))
-// sum (-1)^k (2k-1)!! / (2x^2)^k, whose terms fall below 1e-17 within 12 terms there. Below 0,
-// 2 e^(x^2) - erfcx(-x) (+inf once e^(x^2) overflows).
+// erfcx(x) = e^(x^2) erfc(x) for x >= 0. Up to 10, the product with e^(x^2) split into e^(hi) e^(lo), hi + lo =
+// x^2 exactly (fma), so x^2's rounding does not reach the result; beyond, the asymptotic series 1 / (x sqrt(pi))
+// sum (-1)^k (2k-1)!! / (2x^2)^k, whose terms fall below 1e-17 within 12 terms there.
 template <class W>
-__device__ __forceinline__ W erfcx(W x) {
-  if (::isnan(x)) return x;
-  if (x < W(0)) {
-    if (x < W(-26.7)) return W(INFINITY);
-    const W hi = x * x, lo = ::fma(x, x, -hi);
-    return W(2) * ::exp(hi) * ::exp(lo) - erfcx(-x);
-  }
+__device__ __forceinline__ W erfcx_nonnegative(W x) {
   if (x <= W(10)) {
     const W hi = x * x, lo = ::fma(x, x, -hi);
     return ::exp(hi) * ::exp(lo) * ::erfc(x);
@@ -101,6 +94,16 @@ __device__ __forceinline__ W erfcx(W x) {
     if (::fabs(term) <= Constants<W>::epsilon * W(1e-2)) break;
   }
   return sum / (x * GaussianConstants<W>::sqrt_pi);
+}
+
+// erfcx everywhere: below 0, 2 e^(x^2) - erfcx(-x) (+inf once e^(x^2) overflows).
+template <class W>
+__device__ __forceinline__ W erfcx(W x) {
+  if (::isnan(x)) return x;
+  if (x >= W(0)) return erfcx_nonnegative(x);
+  if (x < W(-26.7)) return W(INFINITY);
+  const W hi = x * x, lo = ::fma(x, x, -hi);
+  return W(2) * ::exp(hi) * ::exp(lo) - erfcx_nonnegative(-x);
 }
 
 // log_ndtr(x) = log(Phi(x)), Phi(x) = erfc(-x / sqrt 2) / 2: below -1 through erfcx, so that Phi's underflow
