@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "dispatch/native_first.h"
+#include "ops/sortable_dtypes.h"
 #include "ops/std_sort_replay.h"
 
 namespace torch_hal::native {
@@ -34,17 +35,6 @@ namespace {
 
 using Mode = std::tuple<at::Tensor, at::Tensor>;
 using ModeOut = std::tuple<at::Tensor&, at::Tensor&>;
-
-// The dtypes of the CPU kernel: the real types (not the unsigned ones above uint8) and bool.
-bool has_cpu_mode(at::ScalarType t) {
-  switch (t) {
-    case at::kBool: case at::kByte: case at::kChar: case at::kShort: case at::kInt: case at::kLong:
-    case at::kFloat: case at::kDouble: case at::kHalf: case at::kBFloat16:
-      return true;
-    default:
-      return false;
-  }
-}
 
 bool has_nan(const at::Tensor& self) {
   return at::isFloatingType(self.scalar_type()) && at::isnan(self).any().item<bool>();
@@ -86,7 +76,7 @@ std::optional<Mode> mode_of_rows(const at::Tensor& rows) {
 }
 
 std::optional<Mode> native_mode(const at::Tensor& self, int64_t dim, bool keepdim) {
-  if (!has_cpu_mode(self.scalar_type())) return std::nullopt;
+  if (!sortable_on_device(self.scalar_type())) return std::nullopt;
   const int64_t wrapped = c10::maybe_wrap_dim(dim, self.dim());
   // A 0-dim input is a line of one (the CPU kernel returns uninitialized memory for its value there).
   if (self.dim() == 0) return Mode(self.clone(), at::zeros({}, self.options().dtype(at::kLong)));

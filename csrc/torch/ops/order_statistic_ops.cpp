@@ -29,6 +29,7 @@
 
 #include "dispatch/native_first.h"
 #include "ops/quickselect_replay.h"
+#include "ops/sortable_dtypes.h"
 
 namespace torch_hal::native {
 namespace {
@@ -36,16 +37,8 @@ namespace {
 using Picked = std::tuple<at::Tensor, at::Tensor>;
 using PickedOut = std::tuple<at::Tensor&, at::Tensor&>;
 
-// The dtypes of the CPU kernels: the real types but bool.
-bool orderable(at::ScalarType t) {
-  switch (t) {
-    case at::kByte: case at::kChar: case at::kShort: case at::kInt: case at::kLong:
-    case at::kFloat: case at::kDouble: case at::kHalf: case at::kBFloat16:
-      return true;
-    default:
-      return false;
-  }
-}
+// The dtypes of the CPU kernels: the sortable ones but bool.
+bool orderable(at::ScalarType t) { return t != at::kBool && sortable_on_device(t); }
 
 // One line per position of the other dims: a 0-dim tensor is a line of one.
 struct Lines {

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "dispatch/native_first.h"
+#include "ops/sortable_dtypes.h"
 #include "ops/std_sort_replay.h"
 
 namespace torch_hal::native {
@@ -40,18 +41,6 @@ namespace {
 using Unique = std::tuple<at::Tensor, at::Tensor, at::Tensor>;  // values, inverse indices, counts
 
 constexpr int64_t kStableUpTo = 16;  // std::sort is an insertion sort up to this many elements: stable
-
-// The dtypes of the CPU kernels (the real types and bool) but uint16, uint32 and uint64, which keep ATen's route:
-// index_select and sort have no kernels for them.
-bool has_cpu_unique(at::ScalarType t) {
-  switch (t) {
-    case at::kBool: case at::kByte: case at::kChar: case at::kShort: case at::kInt: case at::kLong:
-    case at::kFloat: case at::kDouble: case at::kHalf: case at::kBFloat16:
-      return true;
-    default:
-      return false;
-  }
-}
 
 at::TensorOptions long_options(const at::Tensor& t) { return t.options().dtype(at::kLong); }
 at::Tensor no_indices(const at::Tensor& t) { return at::empty({0}, long_options(t)); }
@@ -115,7 +104,7 @@ std::optional<at::Tensor> unique_sort_order(const at::Tensor& flat) {
 }
 
 std::optional<Unique> unique_all(const at::Tensor& self, bool return_inverse, bool return_counts) {
-  if (!has_cpu_unique(self.scalar_type())) return std::nullopt;
+  if (!sortable_on_device(self.scalar_type())) return std::nullopt;
   const at::Tensor flat = self.reshape({-1});
   const int64_t n = flat.size(0);
   if (n == 0) {
@@ -191,7 +180,7 @@ at::Tensor lexicographic_order(const at::Tensor& rows) {
 // (The CPU kernels along a dim return the inverse indices and counts whatever the flags say, so do these.)
 std::optional<Unique> native_unique_dim(const at::Tensor& self, int64_t dim, bool /*sorted: the CPU always sorts*/,
                                         bool /*return_inverse*/, bool /*return_counts*/) {
-  if (!has_cpu_unique(self.scalar_type())) return std::nullopt;
+  if (!sortable_on_device(self.scalar_type())) return std::nullopt;
   const int64_t wrapped = c10::maybe_wrap_dim(dim, self.dim());
   if (empty_along(self, wrapped)) return empty_unique_dim(self);
   if (has_nan(self)) return std::nullopt;
@@ -214,7 +203,7 @@ std::optional<Unique> native_unique_dim(const at::Tensor& self, int64_t dim, boo
 
 std::optional<Unique> native_unique_dim_consecutive(const at::Tensor& self, int64_t dim, bool /*return_inverse*/,
                                                     bool /*return_counts*/) {
-  if (!has_cpu_unique(self.scalar_type())) return std::nullopt;
+  if (!sortable_on_device(self.scalar_type())) return std::nullopt;
   const int64_t wrapped = c10::maybe_wrap_dim(dim, self.dim());
   if (empty_along(self, wrapped)) return empty_unique_dim(self);
   const at::Tensor rows = as_rows(self, wrapped);
@@ -225,7 +214,7 @@ std::optional<Unique> native_unique_dim_consecutive(const at::Tensor& self, int6
 
 std::optional<Unique> native_unique_consecutive(const at::Tensor& self, bool return_inverse, bool return_counts,
                                                 std::optional<int64_t> dim) {
-  if (!has_cpu_unique(self.scalar_type())) return std::nullopt;
+  if (!sortable_on_device(self.scalar_type())) return std::nullopt;
   if (dim.has_value() && !(*dim == 0 && self.dim() == 1)) {
     return native_unique_dim_consecutive(self, *dim, /*return_inverse=*/true, /*return_counts=*/true);
   }
