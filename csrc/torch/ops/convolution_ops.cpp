@@ -12,9 +12,11 @@
 // errors.
 #include <ATen/ops/empty.h>
 #include <ATen/ops/sum.h>
+#include <ATen/ops/zeros.h>
 #include <c10/core/SymIntArrayRef.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <array>
 
 #include "dispatch/native_first.h"
@@ -68,6 +70,9 @@ std::optional<ConvArgs> conv_args(const at::Tensor& input, const at::Tensor& wei
   }
   if (transposed) {
     if (!expand(output_padding, a.spatial, 0, &a.output_padding)) return std::nullopt;
+    for (int64_t d = 0; d < a.spatial; ++d) {  // ATen's rule; its check raises the error
+      if (a.output_padding[d] >= a.stride[d] && a.output_padding[d] >= a.dilation[d]) return std::nullopt;
+    }
   } else {
     a.output_padding.assign(a.spatial, 0);
   }
@@ -106,6 +111,31 @@ std::optional<c10::SmallVector<int64_t, 5>> output_shape(const at::Tensor& input
   return shape;
 }
 
+// A transposed convolution's input rows the kernel's geometry needs beyond the input's own, per spatial dim.
+// The kernels see a transposed convolution as the gradient of the forward one whose output is the transposed
+// one's input, and require that size to be floor(span / stride) + 1 of the transposed output; an output_padding
+// of a stride or more (ATen allows up to the dilation) makes that output_padding / stride rows more. Those rows
+// are zeros: they add nothing to the output or to the weight gradient, and their input gradient is dropped.
+c10::SmallVector<int64_t, 3> extra_input_rows(const ConvArgs& a) {
+  c10::SmallVector<int64_t, 3> extra;
+  for (int64_t d = 0; d < a.spatial; ++d) extra.push_back(a.transposed ? a.output_padding[d] / a.stride[d] : 0);
+  return extra;
+}
+bool any_extra(const c10::SmallVector<int64_t, 3>& extra) {
+  return std::any_of(extra.begin(), extra.end(), [](int64_t e) { return e > 0; });
+}
+// x [N, C, spatial...] with `extra` zero rows after its own along each spatial dim, dense in a.format.
+at::Tensor with_extra_rows(const at::Tensor& x, const c10::SmallVector<int64_t, 3>& extra, const ConvArgs& a) {
+  if (!any_extra(extra)) return x.contiguous(a.format);
+  c10::SmallVector<int64_t, 5> shape(x.sizes().begin(), x.sizes().end());
+  for (int64_t d = 0; d < a.spatial; ++d) shape[d + 2] += extra[d];
+  at::Tensor padded = at::zeros(shape, x.options().memory_format(a.format));
+  at::Tensor inner = padded;
+  for (int64_t d = 0; d < a.spatial; ++d) inner = inner.narrow(d + 2, 0, x.size(d + 2));
+  inner.copy_(x);
+  return padded;
+}
+
 // One adapter launch: `op` with inputs a, b and the output `out`.
 bool launch_conv(hal_op_t op, const at::Tensor& a, const at::Tensor& b, const at::Tensor& out, const ConvArgs& c) {
   KernelArgs args;
@@ -137,7 +167,7 @@ std::optional<at::Tensor> convolution(const at::Tensor& input, const at::Tensor&
   if (has_bias && (bias->scalar_type() != input.scalar_type() || bias->numel() != out_channels)) return std::nullopt;
   const auto shape = output_shape(input, weight, *a);
   if (!shape) return std::nullopt;
-  const at::Tensor x = input.contiguous(a->format), w = weight.contiguous(a->format);
+  const at::Tensor x = with_extra_rows(input, extra_input_rows(*a), *a), w = weight.contiguous(a->format);
   at::Tensor y = at::empty(*shape, x.options().memory_format(a->format));
   const bool ran = transposed ? launch_conv(HAL_OP_CONVOLUTION_BACKWARD_INPUT, x, w, y, *a)
                               : launch_conv(HAL_OP_CONVOLUTION, x, w, y, *a);
@@ -160,16 +190,23 @@ std::optional<Tensors3> convolution_backward(const at::Tensor& grad_output, cons
   const auto shape = output_shape(input, weight, *a);
   if (!shape || grad_output.sizes() != at::IntArrayRef(*shape)) return std::nullopt;
   const at::Tensor dy = grad_output.contiguous(a->format);
+  const auto extra = extra_input_rows(*a);
   at::Tensor grad_input, grad_weight, grad_bias;
   if (output_mask[0]) {
     const at::Tensor w = weight.contiguous(a->format);
-    grad_input = at::empty(input.sizes(), input.options().memory_format(a->format));
+    c10::SmallVector<int64_t, 5> computed(input.sizes().begin(), input.sizes().end());
+    for (int64_t d = 0; d < a->spatial; ++d) computed[d + 2] += extra[d];
+    grad_input = at::empty(computed, input.options().memory_format(a->format));
     const bool ran = transposed ? launch_conv(HAL_OP_CONVOLUTION, dy, w, grad_input, *a)
                                 : launch_conv(HAL_OP_CONVOLUTION_BACKWARD_INPUT, dy, w, grad_input, *a);
     if (!ran) return std::nullopt;
+    if (any_extra(extra)) {  // the zero rows' gradient dropped
+      for (int64_t d = 0; d < a->spatial; ++d) grad_input = grad_input.narrow(d + 2, 0, input.size(d + 2));
+      grad_input = grad_input.contiguous(a->format);
+    }
   }
   if (output_mask[1]) {
-    const at::Tensor x = input.contiguous(a->format);
+    const at::Tensor x = with_extra_rows(input, extra, *a);
     grad_weight = at::empty(weight.sizes(), weight.options().memory_format(a->format));
     const bool ran = transposed ? launch_conv(HAL_OP_CONVOLUTION_BACKWARD_WEIGHT, dy, x, grad_weight, *a)
                                 : launch_conv(HAL_OP_CONVOLUTION_BACKWARD_WEIGHT, x, dy, grad_weight, *a);

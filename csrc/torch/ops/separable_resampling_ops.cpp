@@ -1,13 +1,14 @@
 // Resamplings that act on each spatial dimension separately, as small matrix products: linear (1-D), bicubic
-// (2-D) and trilinear (3-D) upsampling and 3-D adaptive average pooling, with their backward ops. Along one
-// dimension each is out = A x with A [out_size, in_size] holding the weights (2 linear taps, 4 cubic taps with
-// the indices clamped to the edge, 1/len over an adaptive window), so the forward applies A along every spatial
-// dimension in turn and the backward applies A^T. The weights come from ATen's own helpers (UpSample.h: the
-// scales, source indices and cubic coefficients in float, as the CPU kernels compute them), built on the host
-// once per call and applied with the device's GEMM, in float32 (or float64). float16 and bfloat16 keep ATen's route:
-// its kernels round the weights and each product to the half type on the way, which a float32 product does
-// not reproduce (1-4 half ulps apart, past OpInfo's tolerance). ATen's CPU kernels are all these ops had, so
-// without this they took the CPU fallback.
+// (2-D), antialiased bilinear (2-D) and trilinear (3-D) upsampling and 3-D adaptive average pooling, with their
+// backward ops. Along one dimension each is out = A x with A [out_size, in_size] holding the weights (2 linear
+// taps, 4 cubic taps with the indices clamped to the edge, 1/len over an adaptive window), so the forward
+// applies A along every spatial dimension in turn and the backward applies A^T. Antialiasing only changes the
+// weights: a triangle filter widened to the downsampling factor, normalized per output. The weights come from
+// ATen's own helpers (UpSample.h: the scales, source indices and cubic coefficients in float, as the CPU kernels
+// compute them), built on the host once per call and applied with the device's GEMM, in float32 (or float64).
+// float16 and bfloat16 keep ATen's route: its kernels round the weights and each product to the half type on
+// the way, which a float32 product does not reproduce (1-4 half ulps apart, past OpInfo's tolerance). ATen's
+// CPU kernels are all these ops had, so without this they took the CPU fallback.
 #include <ATen/native/UpSample.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/matmul.h>
@@ -22,7 +23,38 @@
 namespace torch_hal::native {
 namespace {
 
-enum class Resampling { Linear, Cubic, AdaptiveAverage };
+enum class Resampling { Linear, Cubic, AdaptiveAverage, LinearAntialias };
+
+// Antialiased linear weights (interpolate(antialias=True), PIL's filter): output o averages the inputs within
+// `support` of its centre scale * (o + 0.5) with a triangle as wide as the scale when downsampling (1 when
+// upsampling), normalized to sum 1 over the inputs inside the image. Each expression keeps the CPU kernel's
+// types (HelperInterpBase::_compute_indices_min_size_weights_aa: opmath_t values, double literals, truncating
+// int64 casts), so the weights are the CPU's to the bit.
+template <class opmath_t, class Add>
+void antialiased_linear_weights(int64_t in_size, int64_t out_size, bool align_corners, std::optional<double> scale_arg,
+                                const Add& add) {
+  const opmath_t scale = at::native::area_pixel_compute_scale<opmath_t>(in_size, out_size, align_corners, scale_arg);
+  const opmath_t support = (scale >= 1.0) ? 1.0 * scale : 1.0;  // interp_size 2, times 0.5
+  const int64_t max_taps = static_cast<int64_t>(std::ceil(support)) * 2 + 1;
+  const opmath_t invscale = (scale >= 1.0) ? 1.0 / scale : 1.0;
+  const auto triangle = [](opmath_t x) -> opmath_t {
+    x = std::abs(x);
+    return x < 1.0 ? 1.0 - x : 0.0;
+  };
+  std::vector<opmath_t> w(static_cast<size_t>(max_taps));
+  for (int64_t o = 0; o < out_size; ++o) {
+    const opmath_t center = scale * (o + 0.5);
+    const int64_t first = std::max(static_cast<int64_t>(center - support + 0.5), int64_t{0});
+    const int64_t taps = std::clamp(std::min(static_cast<int64_t>(center + support + 0.5), in_size) - first,
+                                    int64_t{0}, max_taps);
+    opmath_t total = 0.0;
+    for (int64_t j = 0; j < taps; ++j) {
+      w[j] = triangle((j + first - center + 0.5) * invscale);
+      total += w[j];
+    }
+    for (int64_t j = 0; j < taps; ++j) add(o, first + j, total != 0.0 ? w[j] / total : w[j]);
+  }
+}
 
 // A [out_size, in_size] for one dimension, on the host in opmath_t: float for float32, double for float64, as
 // the CPU kernels compute their scales, source indices and coefficients.
@@ -31,7 +63,9 @@ at::Tensor weights_in(Resampling kind, int64_t in_size, int64_t out_size, bool a
                       std::optional<double> scale) {
   std::vector<opmath_t> a(static_cast<size_t>(out_size * in_size), opmath_t(0));
   const auto add = [&](int64_t o, int64_t i, opmath_t w) { a[static_cast<size_t>(o * in_size + i)] += w; };
-  if (kind == Resampling::AdaptiveAverage) {
+  if (kind == Resampling::LinearAntialias) {
+    antialiased_linear_weights<opmath_t>(in_size, out_size, align_corners, scale, add);
+  } else if (kind == Resampling::AdaptiveAverage) {
     for (int64_t o = 0; o < out_size; ++o) {
       const int64_t start = (o * in_size) / out_size, end = ((o + 1) * in_size + out_size - 1) / out_size;
       for (int64_t i = start; i < end; ++i) add(o, i, opmath_t(1) / static_cast<opmath_t>(end - start));
@@ -182,6 +216,29 @@ bool native_trilinear3d_backward_out(const at::Tensor& grad, c10::SymIntArrayRef
       grad_input);
 }
 
+std::optional<at::Tensor> native_bilinear2d_aa(const at::Tensor& self, c10::SymIntArrayRef output_size,
+                                              bool align_corners, std::optional<double> scale_h,
+                                              std::optional<double> scale_w) {
+  return upsample<Resampling::LinearAntialias, 2>(self, output_size, align_corners, {scale_h, scale_w});
+}
+bool native_bilinear2d_aa_out(const at::Tensor& self, c10::SymIntArrayRef output_size, bool align_corners,
+                              std::optional<double> scale_h, std::optional<double> scale_w, at::Tensor& out) {
+  return write_out(native_bilinear2d_aa(self, output_size, align_corners, scale_h, scale_w), out);
+}
+std::optional<at::Tensor> native_bilinear2d_aa_backward(const at::Tensor& grad, c10::SymIntArrayRef output_size,
+                                                       c10::SymIntArrayRef input_size, bool align_corners,
+                                                       std::optional<double> scale_h, std::optional<double> scale_w) {
+  return upsample_backward<Resampling::LinearAntialias, 2>(grad, output_size, input_size, align_corners,
+                                                           {scale_h, scale_w});
+}
+bool native_bilinear2d_aa_backward_out(const at::Tensor& grad, c10::SymIntArrayRef output_size,
+                                       c10::SymIntArrayRef input_size, bool align_corners,
+                                       std::optional<double> scale_h, std::optional<double> scale_w,
+                                       at::Tensor& grad_input) {
+  return write_out(native_bilinear2d_aa_backward(grad, output_size, input_size, align_corners, scale_h, scale_w),
+                   grad_input);
+}
+
 // 3-D adaptive average pooling: [N,] C, D, H, W with windows [floor(o*I/O), ceil((o+1)*I/O)) on each dimension.
 std::optional<at::Tensor> native_adaptive_avg_pool3d(const at::Tensor& self, c10::SymIntArrayRef output_size_sym) {
   const auto output_size = C10_AS_INTARRAYREF_SLOW(output_size_sym);
@@ -215,6 +272,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_NATIVE(m, upsample_bicubic2d_backward, "upsample_bicubic2d_backward", launches(), native_bicubic2d_backward);
   HAL_NATIVE(m, upsample_bicubic2d_backward_grad_input, "upsample_bicubic2d_backward.grad_input", launches(),
              native_bicubic2d_backward_out);
+  HAL_NATIVE(m, _upsample_bilinear2d_aa, "_upsample_bilinear2d_aa", launches(), native_bilinear2d_aa);
+  HAL_NATIVE(m, _upsample_bilinear2d_aa_out, "_upsample_bilinear2d_aa.out", launches(), native_bilinear2d_aa_out);
+  HAL_NATIVE(m, _upsample_bilinear2d_aa_backward, "_upsample_bilinear2d_aa_backward", launches(),
+             native_bilinear2d_aa_backward);
+  HAL_NATIVE(m, _upsample_bilinear2d_aa_backward_grad_input, "_upsample_bilinear2d_aa_backward.grad_input", launches(),
+             native_bilinear2d_aa_backward_out);
   HAL_NATIVE(m, upsample_trilinear3d, "upsample_trilinear3d", launches(), native_trilinear3d);
   HAL_NATIVE(m, upsample_trilinear3d_out, "upsample_trilinear3d.out", launches(), native_trilinear3d_out);
   HAL_NATIVE(m, upsample_trilinear3d_backward, "upsample_trilinear3d_backward", launches(),

@@ -60,7 +60,7 @@ __device__ __forceinline__ T special_unary(T a) {
   else if constexpr (OP == HAL_OP_SPHERICAL_BESSEL_J0) r = sp::spherical_bessel_j0(x);
   else if constexpr (OP == HAL_OP_ERFINV) r = sp::erfinv(x);
   else if constexpr (OP == HAL_OP_NDTRI) r = sp::ndtri(x);
-  else if constexpr (OP == HAL_OP_LOG_NDTR) r = sp::log_ndtr(x);
+  else if constexpr (OP == HAL_OP_LOG_NDTR) r = sp::log_ndtr<double, std::conditional_t<std::is_same_v<T, float>, float, double>>(x);
   else if constexpr (OP == HAL_OP_ERFCX) r = sp::erfcx(x);
   return static_cast<T>(r);
 }
@@ -80,7 +80,10 @@ __device__ __forceinline__ T special_binary(T a, T b, int32_t mode) {
     else if constexpr (OP == HAL_OP_ORTHOGONAL_POLYNOMIAL) {
       // PyTorch's Hermite limit depends on the compute type: NaN above degree 128 in float, 512 in double.
       const int64_t hermite_nan_above = std::is_same_v<T, float> ? 128 : 512;
-      r = sp::orthogonal_polynomial(static_cast<sp::Polynomial>(mode % 8), mode >= 8, x, y, hermite_nan_above);
+      // The Hermite recurrences run in float for float, as the CPU's (orthogonal_polynomials.cuh).
+      using Recurrence = std::conditional_t<std::is_same_v<T, float>, float, double>;
+      r = sp::orthogonal_polynomial<double, Recurrence>(static_cast<sp::Polynomial>(mode % 8), mode >= 8, x, y,
+                                                        hermite_nan_above);
     }
     return static_cast<T>(r);
   }

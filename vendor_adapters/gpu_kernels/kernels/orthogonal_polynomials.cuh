@@ -1,13 +1,15 @@
 // The orthogonal polynomials of torch.special (Chebyshev T, U, V, W and their shifted forms on [0, 1], Hermite H
-// and He, Laguerre L, Legendre P) at x for degree n, computed in W (double on CUDA and HIP; the SPIR-V build
-// does not compile them). n arrives as a number of the tensor's dtype and is truncated toward zero, as PyTorch
-// does. Conventions as PyTorch's kernels: 0 for n < 0; the exact values at x = +-1 (Chebyshev, Legendre); for
+// and He, Laguerre L, Legendre P) at x for degree n, computed in W (double on CUDA and HIP; the Hermite
+// recurrences in the tensor's type, as the CPU's: see hermite(); the SPIR-V build does not compile them). n
+// arrives as a number of the tensor's dtype and is truncated toward zero, as PyTorch does. Conventions as PyTorch's kernels: 0 for n < 0; the exact values at x = +-1 (Chebyshev, Legendre); for
 // Chebyshev inside (-1, 1) at larger degrees the closed trigonometric forms (the three-term recurrence
 // accumulates rounding there); Hermite NaN above degree 128 (float) / 512 (double); the recurrences stop early
 // once a NaN appears.
 #pragma once
 
 #include "kernels/gpu_runtime.h"
+
+#include <type_traits>
 
 namespace hal_gpu::special {
 
@@ -64,21 +66,31 @@ __device__ __forceinline__ W chebyshev(Polynomial kind, W x, int64_t n) {
   return current;
 }
 
-// H_{k+1} = 2x H_k - 2k H_{k-1} (physicists'), He_{k+1} = x He_k - k He_{k-1} (probabilists').
-template <class W>
-__device__ __forceinline__ W hermite(bool physicists, W x, int64_t n, int64_t nan_above) {
+// H_{k+1} = 2x H_k - 2k H_{k-1} (physicists'), He_{k+1} = x He_k - k He_{k-1} (probabilists'), in R: PyTorch's CPU
+// kernel runs this recurrence in the tensor's dtype, each step one fused multiply-add (x H_k exact, minus the rounded
+// k H_{k-1}, rounded once), and near the polynomial's roots the cancellation makes float32's rounding visible (1e-5
+// relative), so float32 takes the same steps in float. H's doubling is exact: 2 fma(x, H_k, -k H_{k-1}) is the CPU's
+// fma(2x, H_k, -2k H_{k-1}).
+template <class R>
+__device__ __forceinline__ R fused_multiply_add(R a, R b, R c) {
+  if constexpr (std::is_same_v<R, float>) return ::fmaf(a, b, c);
+  else return ::fma(a, b, c);
+}
+template <class W, class R = W>
+__device__ __forceinline__ W hermite(bool physicists, W x_in, int64_t n, int64_t nan_above) {
   if (n < 0) return W(0);
   if (n == 0) return W(1);
-  const W scale = physicists ? W(2) : W(1);
-  if (n == 1) return scale * x;
+  const R x = static_cast<R>(x_in);
+  const R scale = physicists ? R(2) : R(1);
+  if (n == 1) return static_cast<W>(scale * x);
   if (n > nan_above) return W(NAN);
-  W previous = W(1), current = scale * x;
+  R previous = R(1), current = scale * x;
   for (int64_t k = 1; k < n; ++k) {
-    const W next = scale * (x * current - W(k) * previous);
+    const R next = scale * fused_multiply_add(x, current, -(static_cast<R>(k) * previous));
     previous = current;
     current = next;
   }
-  return current;
+  return static_cast<W>(current);
 }
 
 // (k+1) L_{k+1} = (2k + 1 - x) L_k - k L_{k-1}; L_n(0) = 1.
@@ -110,14 +122,14 @@ __device__ __forceinline__ W legendre(W x, int64_t n) {
   return current;
 }
 
-// The polynomial `kind` (shifted: at 2x - 1) of degree n (a number) at x.
-template <class W>
+// The polynomial `kind` (shifted: at 2x - 1) of degree n (a number) at x; R: the Hermite recurrences' type.
+template <class W, class R = W>
 __device__ __forceinline__ W orthogonal_polynomial(Polynomial kind, bool shifted, W x, W n_number,
                                                    int64_t hermite_nan_above) {
   const int64_t n = polynomial_degree(n_number);
   switch (kind) {
-    case Polynomial::HermiteH: return hermite(true, x, n, hermite_nan_above);
-    case Polynomial::HermiteHe: return hermite(false, x, n, hermite_nan_above);
+    case Polynomial::HermiteH: return hermite<W, R>(true, x, n, hermite_nan_above);
+    case Polynomial::HermiteHe: return hermite<W, R>(false, x, n, hermite_nan_above);
     case Polynomial::LaguerreL: return laguerre(x, n);
     case Polynomial::LegendreP: return legendre(x, n);
     default: return chebyshev(kind, shifted ? x + x - W(1) : x, n);
