@@ -1,5 +1,5 @@
 // linalg.cross (torch.cross): a x b along a dimension of size 3, from native index_select, multiplication and
-// subtraction, component by component as ATen's kernel computes it (a1 b2 - a2 b1, ...), in the promoted dtype.
+// subtraction, component by component as ATen's kernel computes it (a1 b2 - a2 b1, ...), in the operands' dtype.
 #include <ATen/ExpandUtils.h>
 #include <ATen/WrapDimUtils.h>
 #include <ATen/ops/empty.h>
@@ -19,9 +19,13 @@ std::optional<at::Tensor> native_cross(const at::Tensor& self, const at::Tensor&
   const int64_t d = at::maybe_wrap_dim(dim, static_cast<int64_t>(shape.size()));
   TORCH_CHECK(self.size(d) == 3 && other.size(d) == 3, "linalg.cross: inputs dimension ", dim, " must have length 3. ",
               "Got ", self.size(d), " and ", other.size(d));
-  const at::ScalarType type = at::promote_types(self.scalar_type(), other.scalar_type());
-  if (at::isComplexType(type) || type == at::kBool) return std::nullopt;
-  const at::Tensor a = self.expand(shape).to(type), b = other.expand(shape).to(type);
+  // Operands of different dtypes: the CPU kernel's error ("expected scalar type ..."), from the usual route.
+  if (self.scalar_type() != other.scalar_type()) return std::nullopt;
+  const at::ScalarType type = self.scalar_type();
+  // Complex operands take the same composition: index_select moves them and the complex products and
+  // difference are composed over their real views, the component formula being the same as ATen's.
+  if (type == at::kBool) return std::nullopt;
+  const at::Tensor a = self.expand(shape), b = other.expand(shape);
   const auto rotated = [&](const at::Tensor& t, int64_t first) {
     const at::Tensor order = at::empty({3}, at::TensorOptions().dtype(at::kLong));
     int64_t* p = order.data_ptr<int64_t>();

@@ -32,6 +32,18 @@ bool pow_scalar_out(const c10::Scalar& base, const at::Tensor& exp, at::Tensor& 
   return run_into(HAL_OP_POW, Form::Binary, out, {&b, &exp});
 }
 
+// logical_and/or/xor.out: a complex operand is true where it is nonzero, which is where its magnitude is (hypot
+// never rounds a nonzero pair to 0, and a NaN part makes it NaN, true as ATen's z != 0), so the kernels that
+// take real operands decide it. A complex `out` (ATen writes 0 and 1 there) keeps the other routes.
+at::Tensor truth_operand(const at::Tensor& t) { return t.is_complex() ? t.abs() : t; }
+template <hal_op_t OP>
+bool logical_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  if ((self.is_complex() || other.is_complex()) && !out.is_complex()) {
+    return binary_out<OP, Form::Comparison>(truth_operand(self), truth_operand(other), out);
+  }
+  return binary_out<OP, Form::Comparison>(self, other, out);
+}
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using enum Form;
   HAL_NATIVE(m, pow_Tensor_Tensor, "pow.Tensor_Tensor", launches(HAL_OP_POW), binary<HAL_OP_POW, Binary>);
@@ -51,11 +63,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_NATIVE_BINARY(m, atan2, "atan2", HAL_OP_ATAN2, BinaryFloat);
   // logical_and/or/xor and their in-place forms are composites over out=, which compares into any dtype.
   HAL_NATIVE(m, logical_and_out, "logical_and.out", launches(HAL_OP_LOGICAL_AND),
-             binary_out<HAL_OP_LOGICAL_AND, Comparison>);
+             logical_out<HAL_OP_LOGICAL_AND>);
   HAL_NATIVE(m, logical_or_out, "logical_or.out", launches(HAL_OP_LOGICAL_OR),
-             binary_out<HAL_OP_LOGICAL_OR, Comparison>);
+             logical_out<HAL_OP_LOGICAL_OR>);
   HAL_NATIVE(m, logical_xor_out, "logical_xor.out", launches(HAL_OP_LOGICAL_XOR),
-             binary_out<HAL_OP_LOGICAL_XOR, Comparison>);
+             logical_out<HAL_OP_LOGICAL_XOR>);
   HAL_NATIVE_BINARY_TENSOR(m, bitwise_and, HAL_OP_BITWISE_AND, Binary);
   HAL_NATIVE_BINARY_TENSOR(m, bitwise_or, HAL_OP_BITWISE_OR, Binary);
   HAL_NATIVE_BINARY_TENSOR(m, bitwise_xor, HAL_OP_BITWISE_XOR, Binary);

@@ -60,6 +60,13 @@ bool infinity_test_out(const at::Tensor& self, at::Tensor& out) {
   return infinity_test_into<Positive>(self, out);
 }
 
+// logical_not.out of a complex self: of its magnitude, nonzero exactly where self is (NaN parts included), so
+// that the real kernel decides it. A complex `out` keeps the other routes.
+bool logical_not_out(const at::Tensor& self, at::Tensor& out) {
+  if (self.is_complex() && !out.is_complex()) return unary_out<HAL_OP_LOGICAL_NOT, Form::UnaryAnyOut>(self.abs(), out);
+  return unary_out<HAL_OP_LOGICAL_NOT, Form::UnaryAnyOut>(self, out);
+}
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using enum Form;
   HAL_NATIVE_FORMS(m, neg, "neg", HAL_OP_NEG, unary, <HAL_OP_NEG, Unary, no_bool_negation>);
@@ -92,7 +99,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_NATIVE_UNARY(m, erf, "erf", HAL_OP_ERF, UnaryFloat);
   // logical_not and logical_not_ are composites over the out= form, which writes any dtype.
   HAL_NATIVE(m, logical_not_out, "logical_not.out", launches(HAL_OP_LOGICAL_NOT),
-             unary_out<HAL_OP_LOGICAL_NOT, UnaryAnyOut>);
+             logical_not_out);
   HAL_NATIVE(m, isnan, "isnan", launches(HAL_OP_ISNAN), isnan);
   HAL_NATIVE(m, isposinf, "isposinf", launches(HAL_OP_EQ), infinity_test<true>);
   HAL_NATIVE(m, isposinf_out, "isposinf.out", launches(HAL_OP_EQ), infinity_test_out<true>);

@@ -5,6 +5,7 @@
 // complex128) are real GEMMs over view_as_real views, composed in complex_matmul.cpp.
 #include <ATen/ExpandUtils.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/zeros.h>
 #include <torch/library.h>
 
 #include "dispatch/native_first.h"
@@ -275,8 +276,9 @@ std::optional<at::Tensor> native_dot(const at::Tensor& self, const at::Tensor& t
 // vdot: the first vector conjugated; for real dtypes, dot.
 std::optional<at::Tensor> native_vdot(const at::Tensor& self, const at::Tensor& other) {
   check_dot_operands(self, other, "vdot");
+  // Empty vectors: the empty sum, 0 (linalg.vecdot of empty rows calls vdot so).
+  if (self.size(0) == 0 && self.scalar_type() != at::kBool) return at::zeros({}, self.options());
   if (!self.is_complex()) return native_dot(self, other);
-  if (self.size(0) == 0) return std::nullopt;
   return dot_by_products(self.conj_physical(), other);
 }
 

@@ -48,6 +48,11 @@ double floating_max(at::ScalarType t) {
 }
 
 bool uniform_(at::Tensor& self, double from, double to, std::optional<at::Generator> generator) {
+  // A complex uniform as ATen draws it: both parts uniform in [from, to), through the real view.
+  if (self.is_complex() && !self.is_conj() && !self.is_neg()) {
+    at::Tensor parts = at::view_as_real(self);
+    return uniform_(parts, from, to, std::move(generator));
+  }
   const at::ScalarType type = self.scalar_type();
   if (!at::isFloatingType(type)) return false;
   TORCH_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);

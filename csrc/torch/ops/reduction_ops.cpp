@@ -2,6 +2,8 @@
 // var_mean/std_mean), all/any, linalg.vector_norm. The output's shape and dtype are ATen's; the kernel sees the output with the
 // input's rank (reduced dimensions of size 1, adapter.h's convention), however keepdim was given.
 #include <ATen/native/Resize.h>
+#include <ATen/ops/cat.h>
+#include <ATen/ops/ones.h>
 #include <ATen/ops/view_as_complex.h>
 #include <ATen/ops/view_as_real.h>
 #include <c10/core/WrapDimMinimal.h>
@@ -16,6 +18,7 @@
 #include "dispatch/native_first.h"
 #include "ops/complex_statistics.h"
 #include "ops/host_integer_sum.h"
+#include "ops/out_form.h"
 
 namespace torch_hal::native {
 namespace {
@@ -54,6 +57,15 @@ Plan plan_reduction(const at::Tensor& self, at::OptionalIntArrayRef dims, bool k
 bool reduce_into(hal_op_t op, const at::Tensor& self, const at::Tensor& out, const Plan& p,
                  std::initializer_list<double> scalars = {}) {
   if (out.numel() == 0) return true;
+  // Nothing to reduce: the identity of reductions that have one (the kernels need at least one element;
+  // vecdot of empty vectors sums empty products). The others (mean: NaN, amax: an error) keep their routes.
+  if (self.numel() == 0) {
+    switch (op) {
+      case HAL_OP_SUM: case HAL_OP_ANY: out.fill_(0); return true;
+      case HAL_OP_PROD: case HAL_OP_ALL: out.fill_(1); return true;
+      default: break;
+    }
+  }
   std::vector<int64_t> strides;
   if (out.dim() == self.dim()) {
     strides.assign(out.strides().begin(), out.strides().end());
@@ -192,15 +204,58 @@ bool mean_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
   return reduce_out(HAL_OP_MEAN, self, plan_reduction(self, dim, keepdim), dtype, out);
 }
 
+// Complex products: no kernel multiplies complex numbers, so the dimension is halved until one element is left,
+// the first half times the second (complex multiplication composed over the real views), an odd last element
+// carried to the next round: log2(n) rounds of native multiplications. The association differs from ATen's
+// running product by rounding only. nullopt for another result dtype and conjugate or negative bits.
+bool complex_prod_done(const at::Tensor& self, std::optional<at::ScalarType> dtype) {
+  return self.is_complex() && !self.is_conj() && !self.is_neg() &&
+         (!dtype.has_value() || *dtype == self.scalar_type());
+}
+at::Tensor complex_prod_last(at::Tensor t) {  // over the last dimension (not empty), kept with size 1
+  int64_t n = t.size(-1);
+  while (n > 1) {
+    const int64_t half = n / 2;
+    at::Tensor product = t.narrow(-1, 0, half).mul(t.narrow(-1, half, half));
+    t = n % 2 == 0 ? product : at::cat({product, t.narrow(-1, 2 * half, 1)}, -1);
+    n = t.size(-1);
+  }
+  return t;
+}
+std::optional<at::Tensor> complex_prod_dim(const at::Tensor& self, int64_t dim, bool keepdim) {
+  if (self.dim() == 0) return self.clone();
+  const int64_t d = c10::maybe_wrap_dim(dim, self.dim());
+  const at::Tensor moved = self.movedim(d, -1);
+  at::Tensor result;
+  if (moved.size(-1) == 0) {
+    std::vector<int64_t> sizes = moved.sizes().vec();
+    sizes.back() = 1;
+    result = at::ones(sizes, self.options());
+  } else {
+    result = complex_prod_last(moved);
+  }
+  result = result.squeeze(-1);
+  return keepdim ? result.unsqueeze(d) : result.contiguous();
+}
+
 std::optional<at::Tensor> prod_all(const at::Tensor& self, std::optional<at::ScalarType> dtype) {
+  if (self.is_complex()) {
+    if (!complex_prod_done(self, dtype)) return std::nullopt;
+    return complex_prod_dim(self.reshape({-1}), 0, false);
+  }
   return reduce_new(HAL_OP_PROD, self, plan_reduction(self, std::nullopt, false), accumulating_dtype(self, dtype));
 }
 std::optional<at::Tensor> prod_dim(const at::Tensor& self, int64_t dim, bool keepdim,
                                    std::optional<at::ScalarType> dtype) {
+  if (self.is_complex()) {
+    if (!complex_prod_done(self, dtype)) return std::nullopt;
+    return complex_prod_dim(self, dim, keepdim);
+  }
   return reduce_new(HAL_OP_PROD, self, plan_reduction(self, at::IntArrayRef(dim), keepdim),
                     accumulating_dtype(self, dtype));
 }
 bool prod_out(const at::Tensor& self, int64_t dim, bool keepdim, std::optional<at::ScalarType> dtype, at::Tensor& out) {
+  if (self.is_complex()) return write_out(prod_dim(self, dim, keepdim, dtype), out);
   return reduce_out(HAL_OP_PROD, self, plan_reduction(self, at::IntArrayRef(dim), keepdim), dtype, out);
 }
 
@@ -348,15 +403,19 @@ Plan plan_logical(const at::Tensor& self, at::OptionalIntArrayRef dims, bool kee
   }
   return plan_reduction(self, dims, keepdim);
 }
+// A complex element is true where it is nonzero (either part, NaN included): where its magnitude is, which
+// hypot never rounds to 0 for a nonzero pair. The real magnitudes then take the real reduction.
+at::Tensor truth_operand(const at::Tensor& self) { return self.is_complex() ? self.abs() : self; }
 template <bool All>
 std::optional<at::Tensor> logical(const at::Tensor& self, const Plan& p) {
-  return reduce_new(All ? HAL_OP_ALL : HAL_OP_ANY, self, p, logical_dtype(self, nullptr, All ? "all" : "any"));
+  return reduce_new(All ? HAL_OP_ALL : HAL_OP_ANY, truth_operand(self), p,
+                    logical_dtype(self, nullptr, All ? "all" : "any"));
 }
 template <bool All>
 bool logical_out(const at::Tensor& self, const Plan& p, at::Tensor& out) {
   logical_dtype(self, &out, All ? "all" : "any");
   at::native::resize_output(out, p.out_sizes);
-  return reduce_into(All ? HAL_OP_ALL : HAL_OP_ANY, self, out, p);
+  return reduce_into(All ? HAL_OP_ALL : HAL_OP_ANY, truth_operand(self), out, p);
 }
 template <bool All>
 std::optional<at::Tensor> logical_all(const at::Tensor& self) {
@@ -415,10 +474,12 @@ std::optional<at::ScalarType> vector_norm_dtype(const at::Tensor& self, const c1
 }
 std::optional<at::Tensor> vector_norm(const at::Tensor& self, const c10::Scalar& ord, at::OptionalIntArrayRef dim,
                                       bool keepdim, std::optional<at::ScalarType> dtype) {
-  // A complex vector's norm is its magnitudes' (a real tensor of the matching precision).
+  // A complex vector's norm is its magnitudes' (a real tensor of the matching precision), after the conversion
+  // to a complex `dtype` ATen makes first; a real `dtype` is ATen's error.
   if (self.is_complex()) {
-    if (dtype.has_value()) return std::nullopt;
-    return vector_norm(self.abs(), ord, dim, keepdim, std::nullopt);
+    if (dtype.has_value() && !at::isComplexType(*dtype)) return std::nullopt;
+    const at::Tensor converted = dtype.has_value() ? self.to(*dtype) : self;
+    return vector_norm(converted.abs(), ord, dim, keepdim, std::nullopt);
   }
   const Plan p = plan_reduction(self, dim, keepdim);
   const auto type = vector_norm_dtype(self, ord, p, dtype);
@@ -427,6 +488,7 @@ std::optional<at::Tensor> vector_norm(const at::Tensor& self, const c10::Scalar&
 }
 bool vector_norm_out(const at::Tensor& self, const c10::Scalar& ord, at::OptionalIntArrayRef dim, bool keepdim,
                      std::optional<at::ScalarType> dtype, at::Tensor& out) {
+  if (self.is_complex()) return write_out(vector_norm(self, ord, dim, keepdim, dtype), out);
   const Plan p = plan_reduction(self, dim, keepdim);
   const auto type = vector_norm_dtype(self, ord, p, dtype);
   if (!type.has_value()) return false;

@@ -2,14 +2,18 @@
 // result dtype follows ATen: `dtype` when given, else int64 for integer and bool inputs, else the input's.
 // logcumsumexp (ATen's _logcumsumexp, floating dtypes) and cummax / cummin (ATen's _cummax_helper and
 // _cummin_helper, which fill the values and indices cummax.out has allocated) likewise.
+// Complex cumprod has no kernel: it is an inclusive scan of log2(n) rounds of native complex multiplications
+// composed over the real views (complex_scan below).
 #include <ATen/MemoryOverlap.h>
 #include <ATen/native/Resize.h>
+#include <ATen/ops/cat.h>
 #include <c10/core/WrapDimMinimal.h>
 #include <torch/library.h>
 
 #include "dispatch/native_first.h"
 #include "ops/complex_data_movement.h"
 #include "dispatch/output_overlap.h"
+#include "ops/out_form.h"
 
 namespace torch_hal::native {
 namespace {
@@ -28,9 +32,33 @@ bool launch_scan(hal_op_t op, const at::Tensor& self, const at::Tensor& out, int
   return launch(self.device().index(), op, args);
 }
 
+// Complex scans (Hillis and Steele): after the round of shift k, element i combines elements i-2k+1 .. i, so
+// log2(n) rounds of one elementwise op over shifted slices give every prefix. The association differs from
+// ATen's running loop by rounding only. Declined (nullopt) for conjugate or negative bits and dtype changes.
+bool complex_scan_done(const at::Tensor& self, std::optional<at::ScalarType> dtype) {
+  return self.is_complex() && !self.is_conj() && !self.is_neg() &&
+         (!dtype.has_value() || *dtype == self.scalar_type());
+}
+at::Tensor complex_cumprod(const at::Tensor& self, int64_t dim) {
+  if (self.dim() == 0) return self.clone();
+  const int64_t d = c10::maybe_wrap_dim(dim, self.dim());
+  const int64_t n = self.size(d);
+  if (n <= 1) return self.clone();  // a new tensor, as every later round's cat makes
+  at::Tensor t = self;
+  for (int64_t k = 1; k < n; k *= 2) {
+    const at::Tensor later = t.narrow(d, k, n - k), earlier = t.narrow(d, 0, n - k);
+    t = at::cat({t.narrow(d, 0, k), earlier.mul(later)}, d);
+  }
+  return t;
+}
+
 template <hal_op_t OP>
 std::optional<at::Tensor> scan(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype) {
   if (OP == HAL_OP_CUMSUM && self.is_complex()) return complex_data_movement::cumsum(self, dim, dtype);
+  if (OP == HAL_OP_CUMPROD && self.is_complex()) {
+    if (!complex_scan_done(self, dtype)) return std::nullopt;
+    return complex_cumprod(self, dim);
+  }
   const int64_t wrapped = c10::maybe_wrap_dim(dim, self.dim());
   at::Tensor out = at::empty(self.sizes(), self.options().dtype(scan_dtype(self, dtype)));
   if (!launch_scan(OP, self, out, wrapped)) return std::nullopt;
@@ -39,6 +67,11 @@ std::optional<at::Tensor> scan(const at::Tensor& self, int64_t dim, std::optiona
 template <hal_op_t OP>
 bool scan_(at::Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype) {
   if (OP == HAL_OP_CUMSUM && self.is_complex()) return complex_data_movement::cumsum_(self, dim, dtype);
+  if (OP == HAL_OP_CUMPROD && self.is_complex()) {
+    if (!complex_scan_done(self, dtype)) return false;
+    self.copy_(complex_cumprod(self, dim));
+    return true;
+  }
   const int64_t wrapped = c10::maybe_wrap_dim(dim, self.dim());
   // A dtype other than self's: ATen's error, from the usual route.
   if (dtype.has_value() && *dtype != self.scalar_type()) return false;
@@ -47,6 +80,10 @@ bool scan_(at::Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype) {
 template <hal_op_t OP>
 bool scan_out(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype, at::Tensor& out) {
   if (OP == HAL_OP_CUMSUM && self.is_complex()) return complex_data_movement::cumsum_out(self, dim, dtype, out);
+  if (OP == HAL_OP_CUMPROD && self.is_complex()) {
+    if (!complex_scan_done(self, dtype)) return false;
+    return write_out(complex_cumprod(self, dim), out);
+  }
   const int64_t wrapped = c10::maybe_wrap_dim(dim, self.dim());
   const at::ScalarType type = dtype.value_or(out.scalar_type());
   TORCH_CHECK(out.scalar_type() == type, "Expected out tensor to have dtype ", type, ", but got ", out.scalar_type(),
@@ -55,7 +92,9 @@ bool scan_out(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType>
   return launch_scan(OP, self, out, wrapped);
 }
 
-// _logcumsumexp: a floating self into a result of its dtype; complex ones take ATen's path.
+// _logcumsumexp: a floating self into a result of its dtype. Complex ones take ATen's path: its running
+// logaddexp keeps the imaginary part of whichever operand has the larger real part, so the result's imaginary
+// part depends on the order of the combinations by multiples of 2 pi, which a log-depth scan does not replay.
 std::optional<at::Tensor> native_logcumsumexp(const at::Tensor& self, int64_t dim) {
   if (!at::isFloatingType(self.scalar_type())) return std::nullopt;
   at::Tensor out = at::empty(self.sizes(), self.options());

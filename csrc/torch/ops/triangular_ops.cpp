@@ -13,12 +13,23 @@ void check_rank(const at::Tensor& self, bool upper) {
   TORCH_CHECK(self.dim() >= 2, upper ? "triu" : "tril", ": input tensor must have at least 2 dimensions");
 }
 
+// The kernel only moves elements, so a complex64 tensor runs as the int64 tensor of its bit patterns (the ABI
+// has no complex dtype; a [..., 2] real view would put the pair in the last two dimensions). Conjugate or
+// negative bits, whose values are not the stored ones, and complex128 (no 16-byte integer) take the usual route.
+std::optional<at::Tensor> moved_as(const at::Tensor& t) {
+  if (!t.is_complex()) return t;
+  if (t.scalar_type() != at::kComplexFloat || t.is_conj() || t.is_neg()) return std::nullopt;
+  return t.view(at::kLong);
+}
+
 // Output and input must be the same tensor or disjoint (adapter.h); anything else takes the usual route.
 bool launch_triangle(bool upper, const at::Tensor& self, const at::Tensor& out, const c10::SymInt& diagonal) {
   if (!launchable_overlap(out, self)) return false;
   if (out.numel() == 0) return true;
+  const auto input = moved_as(self), output = moved_as(out);
+  if (!input.has_value() || !output.has_value()) return false;
   KernelArgs args;
-  args.input(self).output(out).scalar(diagonal.guard_int(__FILE__, __LINE__));
+  args.input(*input).output(*output).scalar(diagonal.guard_int(__FILE__, __LINE__));
   return launch(self.device().index(), upper ? HAL_OP_TRIU : HAL_OP_TRIL, args);
 }
 
