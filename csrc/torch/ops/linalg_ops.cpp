@@ -28,6 +28,9 @@
 #include <ATen/ops/ormqr_native.h>
 #include <ATen/ops/triangular_solve_native.h>
 #include <torch/library.h>
+#if __has_include(<ATen/core/Dimname.h>)
+#include <ATen/core/Dimname.h>
+#endif
 
 #include <array>
 #include <optional>
@@ -44,11 +47,22 @@ using at::Tensor;
 using linalg::runs_natively;
 
 // A structured kernel's functional form, as ATen generates it for CPU: outputs allocated where meta asks (with
-// the strides it asks for), then impl.
+// the strides it asks for), then impl. MetaBase's setters lost their DimnameList parameter when PyTorch removed
+// named tensors (2.11 has it, 2.13 has neither): the header's presence picks the signature.
 template <class Structured, size_t N>
 struct Functional final : Structured {
   std::array<Tensor, N> outputs;
 
+#if __has_include(<ATen/core/Dimname.h>)
+  void set_output_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides, at::TensorOptions options,
+                          at::DimnameList /*names*/) override {
+    create(i, sizes, strides, options);
+  }
+  void set_output_raw_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides, at::TensorOptions options,
+                              at::DimnameList /*names*/) override {
+    create(i, sizes, strides, options);
+  }
+#else
   void set_output_strided(int64_t i, at::IntArrayRef sizes, at::IntArrayRef strides,
                           at::TensorOptions options) override {
     create(i, sizes, strides, options);
@@ -57,6 +71,7 @@ struct Functional final : Structured {
                               at::TensorOptions options) override {
     create(i, sizes, strides, options);
   }
+#endif
   const Tensor& maybe_get_output(int64_t i) override { return outputs[i]; }
 
  private:
