@@ -94,3 +94,17 @@ def test_trunc_division_of_half_types(gpu_device, dtype):
     y[y == 0] = 1
     got = on_device(lambda a, b: torch.div(a, b, rounding_mode="trunc"), x, y, device=gpu_device)
     assert torch.equal(got.cpu(), torch.div(x, y, rounding_mode="trunc"))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+def test_nextafter_of_every_float_dtype(gpu_device, dtype):
+    # float16/bfloat16 by their bit patterns (special_function_ops.cpp): one ulp of their own, not float32's.
+    inf, nan = float("inf"), float("nan")
+    x = torch.tensor([1.0, 1.0, -1.0, -1.0, 0.0, -0.0, 0.0, inf, -inf, 2.0, nan, 1.0, 5.0], dtype=dtype)
+    y = torch.tensor([2.0, 0.0, 0.0, -2.0, -1.0, 1.0, 0.0, 0.0, 0.0, 2.0, 1.0, nan, -inf], dtype=dtype)
+    x = torch.cat([x, make((64,), dtype, seed=8)])
+    y = torch.cat([y, make((64,), dtype, seed=9)])
+    got = on_device(torch.nextafter, x, y, device=gpu_device).cpu()
+    want = torch.nextafter(x, y)
+    assert torch.equal(got.isnan(), want.isnan())
+    assert torch.equal(got[~want.isnan()], want[~want.isnan()])

@@ -82,3 +82,25 @@ for x in (r(5, 0), c(0, 3)):
     check(f"vecdot empty {x.dtype}", torch.linalg.vecdot(x.to(d), x.to(d), dim=0), torch.linalg.vecdot(x, x, dim=0))
     check(f"sum empty {x.dtype}", x.to(d).sum(0), x.sum(0))
 """)
+
+
+def test_nextafter_by_bit_patterns_runs_natively(runtime):
+    # special_function_ops.cpp: OpenCL has no float32 NEXTAFTER kernel (the special functions need double), so
+    # the bit-pattern composition runs: signs, zeros of both signs, infinities, the largest float, NaN, x == y.
+    run_ops_strictly("""
+inf, nan, big = float("inf"), float("nan"), 3.4028234663852886e38
+x = torch.tensor([1.0, 1.0, -1.0, -1.0, 0.0, -0.0, 0.0, inf, -inf, big, 2.0, nan, 1.0, 1e-45, -1e-45, 5.0])
+y = torch.tensor([2.0, 0.0, 0.0, -2.0, -1.0, 1.0, 0.0, 0.0, 0.0, inf, 2.0, 1.0, nan, 0.0, 0.0, -inf])
+got = torch.nextafter(x.to(d), y.to(d)).cpu()
+want = torch.nextafter(x, y)
+assert torch.equal(got.view(torch.int32)[~want.isnan()], want.view(torch.int32)[~want.isnan()]), (got, want)
+assert torch.equal(got.isnan(), want.isnan())
+a, b = r(40), r(40)
+assert torch.equal(torch.nextafter(a.to(d), b.to(d)).cpu(), torch.nextafter(a, b))
+out = torch.empty(0, device=d)
+torch.nextafter(a.to(d), b[:1].to(d), out=out)
+assert torch.equal(out.cpu(), torch.nextafter(a, b[:1]))
+inplace = a.to(d)
+inplace.nextafter_(b.to(d))
+assert torch.equal(inplace.cpu(), torch.nextafter(a, b))
+""")

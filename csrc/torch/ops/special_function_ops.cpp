@@ -3,7 +3,16 @@
 // regularized incomplete gamma functions and the orthogonal polynomials. Each is one elementwise kernel of the
 // library (adapter_ops.def; the math in kernels/elementwise_special.cuh, in double) over ATen's iterator of the
 // op's form; complex inputs and dtypes a kernel lacks return "not handled" and take ATen's path (its errors).
+#include <ATen/ExpandUtils.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/where.h>
+#include <c10/util/BFloat16.h>
+#include <c10/util/Half.h>
+
+#include <limits>
+
 #include "ops/elementwise_forms.h"
+#include "ops/out_form.h"
 
 namespace torch_hal::native {
 namespace {
@@ -25,21 +34,59 @@ bool polynomial_out(const at::Tensor& x, const at::Tensor& n, at::Tensor& out) {
 }
 
 // nextafter steps by the dtype's own ulp: the kernel computes float32 and float64 in their own type, while
-// float16 and bfloat16 would be computed in float32, so those take ATen's path.
+// float16 and bfloat16 would be computed in float32, so those (and float32 where the adapter has no kernel: the
+// special functions need double) are composed from the bit patterns (nextafter_by_bits).
 bool nextafter_dtype(const at::Tensor& self, const at::Tensor& other) {
   const at::ScalarType t = at::result_type(self, other);
   return t == at::kFloat || t == at::kDouble;
 }
+
+// The bit pattern of a finite nonzero float, read as a signed integer of its width, grows by one per ulp away
+// from zero whatever the sign (sign and magnitude), so nextafter(x, y) is that integer plus 1 where y lies
+// beyond x away from zero ((y > x) == (x > 0)), else minus 1; the steps are counted in int64, which every
+// adapter computes, and the pattern converted back. Zero steps to the smallest subnormal with y's sign, x == y
+// gives y, and a NaN operand gives NaN, as the C library's nextafter (which ATen's CPU kernel calls).
+std::optional<at::Tensor> nextafter_by_bits(const at::Tensor& self, const at::Tensor& other) {
+  const at::ScalarType type = at::result_type(self, other);
+  at::ScalarType bits;
+  double smallest;
+  switch (type) {
+    case at::kHalf: bits = at::kShort, smallest = std::numeric_limits<c10::Half>::denorm_min(); break;
+    case at::kBFloat16: bits = at::kShort, smallest = std::numeric_limits<c10::BFloat16>::denorm_min(); break;
+    case at::kFloat: bits = at::kInt, smallest = std::numeric_limits<float>::denorm_min(); break;
+    default: return std::nullopt;
+  }
+  if (!self.device().is_privateuseone()) return std::nullopt;
+  const auto shape = at::infer_size(self.sizes(), other.sizes());
+  const at::Tensor x = self.to(type).expand(shape).contiguous(), y = other.to(self.device(), type).expand(shape);
+  const at::Tensor beyond = y.gt(x).to(at::kLong), positive = x.gt(0).to(at::kLong);
+  const at::Tensor differ = beyond.sub(positive);  // 0 where the step is away from zero, else -1 or 1
+  const at::Tensor step = differ.mul(differ).mul(-2).add(1);
+  at::Tensor result = x.view(bits).to(at::kLong).add(step).to(bits).view(type);
+  const at::Tensor from_zero = at::full({}, smallest, x.options()).copysign(y);
+  result = at::where(x.eq(0), from_zero, result);
+  result = at::where(x.eq(y), y, result);
+  result = at::where(at::isnan(y), y, result);
+  return at::where(at::isnan(x), x, result);
+}
+
 std::optional<at::Tensor> native_nextafter(const at::Tensor& self, const at::Tensor& other) {
-  if (!nextafter_dtype(self, other)) return std::nullopt;
-  return binary<HAL_OP_NEXTAFTER, Form::Binary>(self, other);
+  if (!nextafter_dtype(self, other)) return nextafter_by_bits(self, other);
+  if (auto r = binary<HAL_OP_NEXTAFTER, Form::Binary>(self, other)) return r;
+  return nextafter_by_bits(self, other);
 }
 bool native_nextafter_(at::Tensor& self, const at::Tensor& other) {
-  return nextafter_dtype(self, other) && binary_<HAL_OP_NEXTAFTER, Form::Binary>(self, other);
+  if (nextafter_dtype(self, other) && binary_<HAL_OP_NEXTAFTER, Form::Binary>(self, other)) return true;
+  if (at::result_type(self, other) != self.scalar_type()) return false;  // ATen's error
+  const auto r = nextafter_by_bits(self, other);
+  if (!r.has_value() || r->sizes() != self.sizes()) return false;
+  self.copy_(*r);
+  return true;
 }
 bool native_nextafter_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
-  return nextafter_dtype(self, other) && out.scalar_type() == at::result_type(self, other) &&
-         binary_out<HAL_OP_NEXTAFTER, Form::Binary>(self, other, out);
+  if (out.scalar_type() != at::result_type(self, other)) return false;
+  if (nextafter_dtype(self, other) && binary_out<HAL_OP_NEXTAFTER, Form::Binary>(self, other, out)) return true;
+  return write_out(nextafter_by_bits(self, other), out);
 }
 
 // torch.special functions with a functional and an out= form only.
