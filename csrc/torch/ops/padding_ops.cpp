@@ -1,13 +1,18 @@
 // reflection_pad{1,2,3}d and replication_pad{1,2,3}d (F.pad's "reflect" and "replicate" modes: CycleGAN's and
-// HiFi-GAN's convolutions, image augmentations) and their backward ops, from native index_select and index_add:
-// along each padded dimension, output position i reads input position source(i), where source reflects about
-// the edges (reflect) or clamps to them (replicate). The backward adds each output gradient into the input
-// position it was read from, one dimension at a time. Negative padding crops (replicate; ATen refuses it for
-// reflect). Padding that ATen would refuse and inputs of the wrong rank keep ATen's route and its errors.
+// HiFi-GAN's convolutions, image augmentations) and their backward ops: along each padded dimension, output position
+// i reads input position source(i) = i - before, reflected about the edges (reflect) or clamped to them (replicate),
+// one index_select per dimension. Negative padding crops, in both modes (ATen allows it for reflect too, as long as
+// each padding stays below the dimension's size).
+// The backward of reflect needs no atomics: along one dimension the output positions fall into at most three runs
+// (reflected about the start, inside, reflected about the end), each of which maps one to one onto a run of input
+// positions, so the gradient is three slice additions (two of them reversed). Replicate's backward adds each
+// output gradient into the input position it was read from with index_add. Padding that ATen would refuse and
+// inputs of the wrong rank keep ATen's route and its errors.
 #include <ATen/ops/empty.h>
 #include <ATen/ops/zeros.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "dispatch/native_first.h"
@@ -48,11 +53,9 @@ std::optional<Plan> plan(const at::Tensor& self, c10::SymIntArrayRef padding, in
     const int64_t dim = self.dim() - 1 - k;
     const auto before = padding[2 * k].maybe_as_int(), after = padding[2 * k + 1].maybe_as_int();
     if (!before || !after || self.size(dim) == 0 || self.size(dim) + *before + *after <= 0) return std::nullopt;
-    // Replicate crops where padding is negative (position i - before, clamped, serves both); reflect's limits
-    // are ATen's to report.
-    if (mode == Mode::Reflect && (*before < 0 || *after < 0 || *before >= self.size(dim) || *after >= self.size(dim))) {
-      return std::nullopt;
-    }
+    // Negative padding crops (position i - before, clamped or reflected, serves both). Reflect's limit (each
+    // padding below the size, which keeps every reflected position inside the input) is ATen's to report.
+    if (mode == Mode::Reflect && (*before >= self.size(dim) || *after >= self.size(dim))) return std::nullopt;
     p.dims.push_back(dim);
     p.before.push_back(*before);
     p.after.push_back(*after);
@@ -77,14 +80,50 @@ bool pad_out(const at::Tensor& self, c10::SymIntArrayRef padding, at::Tensor& ou
   return write_out(pad<M, Count>(self, padding), out);
 }
 
+// The gradient along one reflected dimension of g (the output's size there) for an input of `size`: the output
+// runs [0, before) (input positions before..1), [before, before + size) (0..size-1) and the rest (size-2 down),
+// each clipped to the output (negative padding crops), added onto zeros as slices, the reflected ones reversed.
+at::Tensor reflect_backward_along(const at::Tensor& g, int64_t dim, int64_t size, int64_t before) {
+  const int64_t out = g.size(dim);
+  auto sizes = g.sizes().vec();
+  sizes[dim] = size;
+  at::Tensor grad_input = at::zeros(sizes, g.options());
+  // Output run [lo, hi) onto input positions starting at `first` and going up (+1) or down (-1).
+  const auto add_run = [&](int64_t lo, int64_t hi, int64_t first, int64_t direction) {
+    lo = std::max<int64_t>(lo, 0);
+    hi = std::min<int64_t>(hi, out);
+    if (lo >= hi) return;
+    const int64_t n = hi - lo;
+    const int64_t start = first + direction * lo;  // the input position of output lo
+    const at::Tensor run = g.narrow(dim, lo, n);
+    if (direction > 0) {
+      grad_input.narrow(dim, start, n).add_(run);
+    } else {
+      grad_input.narrow(dim, start - n + 1, n).add_(run.flip(dim));
+    }
+  };
+  add_run(0, before, before, -1);                          // position before - i
+  add_run(before, before + size, -before, 1);              // position i - before
+  add_run(before + size, out, 2 * (size - 1) + before, -1);  // position 2 (size - 1) - (i - before)
+  return grad_input;
+}
+
 // The gradient of self: each dimension's output gradients added back, the last padded dimension first.
 template <Mode M, int64_t Count>
 std::optional<at::Tensor> pad_backward(const at::Tensor& grad, const at::Tensor& self, c10::SymIntArrayRef padding) {
   const std::optional<Plan> p = plan(self, padding, Count, M);
-  if (!p || !at::isFloatingType(grad.scalar_type())) return std::nullopt;
+  if (!p) return std::nullopt;
+  const at::ScalarType type = grad.scalar_type();
+  // Complex gradients are summed the same way (slice additions of complex tensors are native); replicate's
+  // index_add is not, for them.
+  if (!at::isFloatingType(type) && !(M == Mode::Reflect && at::isComplexType(type))) return std::nullopt;
   at::Tensor g = grad;
   for (size_t k = 0; k < p->dims.size(); ++k) {
     const int64_t dim = p->dims[k];
+    if (M == Mode::Reflect) {
+      g = reflect_backward_along(g, dim, self.size(dim), p->before[k]);
+      continue;
+    }
     auto sizes = g.sizes().vec();
     sizes[dim] = self.size(dim);
     g = at::zeros(sizes, g.options())

@@ -7,10 +7,14 @@
 // channels-last output, anything else is made contiguous; indices are int64 offsets into an input plane.
 // The output sizes and the argument checks are ATen's (pooling_output_shape, pool2d_shape_check). Arguments
 // these checks reject, and dtypes without a kernel, take the op's usual path, which raises ATen's errors.
+// The kernels take a positive divisor_override only: a negative one d divides by -d and negates the result
+// (exactly what dividing by d gives, negation being exact).
 #include <ATen/ops/empty.h>
 #include <ATen/ops/zeros.h>
 #include <c10/core/SymIntArrayRef.h>
 #include <torch/library.h>
+
+#include <cstdlib>
 
 #include "dispatch/native_first.h"
 
@@ -176,12 +180,13 @@ std::optional<at::Tensor> avg_pool2d(const at::Tensor& self, at::IntArrayRef ker
   const auto [OH, OW] = *shape;
   const at::Tensor x = self.contiguous(p->format);
   at::Tensor out = empty_planes(*p, OH, OW, x.options());
+  const int64_t divisor = divisor_override.value_or(0);
   KernelArgs args;
   add_planes(args, x, *p, p->H, p->W, false);
   add_planes(args, out, *p, OH, OW, true);
-  add_window(args, *w, count_include_pad ? 1 : 0, divisor_override.value_or(0));
+  add_window(args, *w, count_include_pad ? 1 : 0, std::abs(divisor));
   if (!launch(self.device().index(), HAL_OP_AVG_POOL2D, args)) return std::nullopt;
-  return out;
+  return divisor < 0 ? out.neg_() : out;
 }
 
 std::optional<at::Tensor> avg_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& self,
@@ -199,12 +204,13 @@ std::optional<at::Tensor> avg_pool2d_backward(const at::Tensor& grad_output, con
   if (!shape || !has_planes(grad_output, *p, shape->first, shape->second)) return std::nullopt;
   const at::Tensor dy = grad_output.contiguous(p->format);
   at::Tensor dx = empty_planes(*p, p->H, p->W, self.options());
+  const int64_t divisor = divisor_override.value_or(0);
   KernelArgs args;
   add_planes(args, dy, *p, shape->first, shape->second, false);
   add_planes(args, dx, *p, p->H, p->W, true);
-  add_window(args, *w, count_include_pad ? 1 : 0, divisor_override.value_or(0));
+  add_window(args, *w, count_include_pad ? 1 : 0, std::abs(divisor));
   if (!launch(self.device().index(), HAL_OP_AVG_POOL2D_BACKWARD, args)) return std::nullopt;
-  return dx;
+  return divisor < 0 ? dx.neg_() : dx;
 }
 
 // ---- adaptive pooling ---------------------------------------------------------------------------------------
