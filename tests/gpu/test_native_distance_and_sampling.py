@@ -1,8 +1,8 @@
-"""cdist / pdist (distance_ops.cpp), antialiased bilinear interpolation (separable_resampling_ops.cpp), transposed
-convolutions whose output_padding reaches the stride (convolution_ops.cpp) and the float32 special functions that
-follow the CPU's own float arithmetic (log_ndtr's t rounded to float, the Hermite recurrences in float with fused
-multiply-adds: gaussian_functions.cuh, orthogonal_polynomials.cuh) on a GPU, against PyTorch's CPU results in
-strict mode (any op reaching the CPU fallback fails), values and gradients."""
+"""cdist / pdist (distance_ops.cpp), grid_sample (grid_sampler_ops.cpp), antialiased bilinear interpolation
+(separable_resampling_ops.cpp), transposed convolutions whose output_padding reaches the stride (convolution_ops.cpp)
+and the float32 special functions that follow the CPU's own float arithmetic (log_ndtr's t rounded to float, the
+Hermite recurrences in float with fused multiply-adds: gaussian_functions.cuh, orthogonal_polynomials.cuh) on a GPU,
+against PyTorch's CPU results in strict mode (any op reaching the CPU fallback fails), values and gradients."""
 import pytest
 import torch
 import torch.nn.functional as F
@@ -68,3 +68,16 @@ def test_float32_special_functions_follow_the_cpu(gpu_device):
         with torch.hal.strict():
             got = fn(hx.to(gpu_device), hn.to(gpu_device)).cpu()
         torch.testing.assert_close(got, fn(hx, hn), rtol=1.3e-6, atol=1e-5)  # bit-equal on the host build
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("spatial", [2, 3])
+def test_grid_sample_both_gradients(gpu_device, mode, padding, align, spatial):
+    if mode == "bicubic" and spatial == 3:
+        pytest.skip("bicubic is 2-D only")
+    x = make((2, 3, 5, 7) if spatial == 2 else (2, 3, 4, 5, 6), torch.float32, seed=9)
+    grid = make((2, 4, 6, 2) if spatial == 2 else (2, 3, 2, 4, 3), torch.float32, -1.2, 1.2, seed=10)
+    kwargs = dict(mode=mode, padding_mode=padding, align_corners=align)
+    both_gradients(lambda u, v: F.grid_sample(u, v, **kwargs), x, grid, device=gpu_device)

@@ -1,8 +1,9 @@
 """Distances and resamplings composed from native ops in the glue, on Intel's OpenCL CPU runtime in strict mode
-against PyTorch's CPU ops, forward and backward, through test_opencl_adapter.py's harness: cdist and pdist
-(distance_ops.cpp: every p and compute_mode, the CPU's gradient conventions at zero differences, p < 1 and
-inf ties), antialiased bilinear interpolation (separable_resampling_ops.cpp) and transposed convolutions whose
-output_padding reaches the stride (convolution_ops.cpp)."""
+against PyTorch's CPU ops, forward and backward, through test_opencl_adapter.py's harness: grid_sample forward and
+grid gradient (grid_sampler_ops.cpp), cdist and pdist (distance_ops.cpp: every p and compute_mode, the CPU's gradient
+conventions at zero differences, p < 1 and inf ties), antialiased bilinear interpolation
+(separable_resampling_ops.cpp) and transposed convolutions whose output_padding reaches the stride
+(convolution_ops.cpp)."""
 from test_opencl_adapter import run_ops_strictly, runtime  # noqa: F401  (runtime is a fixture)
 
 GRADIENTS = """
@@ -64,4 +65,26 @@ geometry = dict(stride=(3, 2), padding=(1, 2), output_padding=(2, 3), groups=2, 
 both_gradients("conv_transpose2d", lambda u, v, c: F.conv_transpose2d(u, v, c, **geometry), x, w, b)
 both_gradients("conv_transpose1d", lambda u, v: F.conv_transpose1d(u, v, stride=1, output_padding=1, dilation=2),
                r(2, 3, 5), r(3, 2, 3))
+""")
+
+
+def test_grid_sample_forward_and_grid_gradient(runtime):
+    # grid_sampler_ops.cpp. The input's gradient is a scatter-add (atomics, which this runtime lacks): here the
+    # grid alone requires grad; tests/gpu/test_native_distance_and_sampling.py checks both.
+    run_ops_strictly("""
+x2, g2 = r(2, 3, 5, 7), torch.rand(2, 4, 6, 2, generator=g) * 2.4 - 1.2  # some points outside [-1, 1]
+x3, g3 = r(2, 3, 4, 5, 6), torch.rand(2, 3, 2, 4, 3, generator=g) * 2.4 - 1.2
+g2[0, 0, 0] = torch.tensor([1.0, -1.0])  # corners: the border counts as clipped in the gradient
+for mode in ("bilinear", "nearest", "bicubic"):
+    for padding in ("zeros", "border", "reflection"):
+        for align in (False, True):
+            kwargs = dict(mode=mode, padding_mode=padding, align_corners=align)
+            cases = [(x2, g2)] + ([(x3, g3)] if mode != "bicubic" else [])
+            for x, grid in cases:
+                name = f"grid_sample {x.dim()}-D {kwargs}"
+                check(name, F.grid_sample(x.to(d), grid.to(d), **kwargs), F.grid_sample(x, grid, **kwargs))
+                gd, gc = grid.to(d).requires_grad_(), grid.clone().requires_grad_()
+                F.grid_sample(x.to(d), gd, **kwargs).square().sum().backward()
+                F.grid_sample(x, gc, **kwargs).square().sum().backward()
+                check(name + " grid grad", gd.grad, gc.grad, rtol=1e-4, atol=1e-4)
 """)

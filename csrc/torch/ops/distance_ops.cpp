@@ -73,7 +73,9 @@ at::Tensor norm_derivative(const at::Tensor& d, const at::Tensor& grad, const at
 }
 
 // The rows of x1 against those of x2 [..., R, M] (batch dims broadcast): [..., P, R, M].
-at::Tensor row_differences(const at::Tensor& x1, const at::Tensor& x2) { return x1.unsqueeze(-2).sub(x2.unsqueeze(-3)); }
+at::Tensor row_differences(const at::Tensor& x1, const at::Tensor& x2) {
+  return x1.unsqueeze(-2).sub(x2.unsqueeze(-3));
+}
 
 // ATen's cdist checks, which the CPU kernel's route raises; false sends the op there.
 bool cdist_arguments(const at::Tensor& x1, const at::Tensor& x2, double p) {

@@ -43,6 +43,7 @@ template <int OP, class T>
 __device__ __forceinline__ T special_unary(T a) {
   namespace sp = hal_gpu::special;
   const double x = static_cast<double>(a);
+  using Own = std::conditional_t<std::is_same_v<T, float>, float, double>;  // log_ndtr rounds as the CPU, in T
   double r = 0.0;
   if constexpr (OP == HAL_OP_BESSEL_I0) r = sp::bessel_i(x, 0, false);
   else if constexpr (OP == HAL_OP_BESSEL_I0E) r = sp::bessel_i(x, 0, true);
@@ -60,7 +61,7 @@ __device__ __forceinline__ T special_unary(T a) {
   else if constexpr (OP == HAL_OP_SPHERICAL_BESSEL_J0) r = sp::spherical_bessel_j0(x);
   else if constexpr (OP == HAL_OP_ERFINV) r = sp::erfinv(x);
   else if constexpr (OP == HAL_OP_NDTRI) r = sp::ndtri(x);
-  else if constexpr (OP == HAL_OP_LOG_NDTR) r = sp::log_ndtr<double, std::conditional_t<std::is_same_v<T, float>, float, double>>(x);
+  else if constexpr (OP == HAL_OP_LOG_NDTR) r = sp::log_ndtr<double, Own>(x);
   else if constexpr (OP == HAL_OP_ERFCX) r = sp::erfcx(x);
   return static_cast<T>(r);
 }

@@ -1,10 +1,10 @@
-// The orthogonal polynomials of torch.special (Chebyshev T, U, V, W and their shifted forms on [0, 1], Hermite H
-// and He, Laguerre L, Legendre P) at x for degree n, computed in W (double on CUDA and HIP; the Hermite
-// recurrences in the tensor's type, as the CPU's: see hermite(); the SPIR-V build does not compile them). n
-// arrives as a number of the tensor's dtype and is truncated toward zero, as PyTorch does. Conventions as PyTorch's kernels: 0 for n < 0; the exact values at x = +-1 (Chebyshev, Legendre); for
-// Chebyshev inside (-1, 1) at larger degrees the closed trigonometric forms (the three-term recurrence
-// accumulates rounding there); Hermite NaN above degree 128 (float) / 512 (double); the recurrences stop early
-// once a NaN appears.
+// The orthogonal polynomials of torch.special (Chebyshev T, U, V, W and their shifted forms on [0, 1], Hermite H and
+// He, Laguerre L, Legendre P) at x for degree n, computed in W (double on CUDA and HIP; the Hermite recurrences in the
+// tensor's type, as the CPU's: see hermite(); the SPIR-V build does not compile them). n arrives as a number of the
+// tensor's dtype and is truncated toward zero, as PyTorch does. Conventions as PyTorch's kernels: 0 for n < 0; the
+// exact values at x = +-1 (Chebyshev, Legendre); for Chebyshev inside (-1, 1) at larger degrees the closed
+// trigonometric forms (the three-term recurrence accumulates rounding there); Hermite NaN above degree 128 (float) /
+// 512 (double); the recurrences stop early once a NaN appears.
 #pragma once
 
 #include "kernels/gpu_runtime.h"
