@@ -101,3 +101,25 @@ def test_multilabel_margin_loss(gpu_device, reduction):
     t = torch.tensor([[1, 3, -1, 0, 2], [4, 4, 0, -1, -1], [-1, 1, 2, 3, 4], [0, 1, 2, 3, 4]])
     both(lambda u, tt: F.multilabel_margin_loss(u, tt, reduction=reduction), make((4, 5), torch.float32), t,
          device=gpu_device)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape,out", [((2, 3, 7, 8, 9), (3, 4, 5)), ((3, 5, 6, 7), (5, 6, 7))])
+def test_adaptive_max_pool3d(gpu_device, dtype, shape, out):
+    x = make(shape, dtype).round()  # ties: the first largest, as on the CPU
+    both(lambda u: F.adaptive_max_pool3d(u, out), x, device=gpu_device, grad=dtype == torch.float32)
+    with torch.hal.strict():
+        _, indices = F.adaptive_max_pool3d(x.to(gpu_device), out, return_indices=True)
+    assert torch.equal(indices.cpu(), F.adaptive_max_pool3d(x, out, return_indices=True)[1])
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape,k,out", [((2, 3, 9, 10), (2, 3), (4, 5)), ((3, 9, 10), 2, (5, 4)),
+                                         ((2, 3, 7, 8, 9), (2, 2, 3), (3, 4, 5))])
+def test_fractional_max_pool(gpu_device, dtype, shape, k, out):
+    spatial = len(out)
+    x = make(shape, dtype).round()
+    samples = make((shape[0] if len(shape) == spatial + 2 else 1, shape[-spatial - 1], spatial), dtype, 0, 1)
+    fn = F.fractional_max_pool2d if spatial == 2 else F.fractional_max_pool3d
+    both(lambda u, s: fn(u, k, output_size=out, _random_samples=s), x, samples, device=gpu_device,
+         grad=dtype == torch.float32)

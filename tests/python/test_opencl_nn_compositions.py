@@ -144,3 +144,30 @@ for reduction in ("none", "mean", "sum"):
     both(f"multilabel_margin 0-D {reduction}", lambda u, t: F.multilabel_margin_loss(u, t, reduction=reduction),
          r(), torch.tensor(0))
 """)
+
+
+def test_adaptive_and_fractional_max_pool_forward(runtime):
+    # max_pool_compositions_ops.cpp: values and indices exactly the CPU's (ties: the first; NaN: the last), given
+    # the same random samples. (The backward's scatter_add needs atomics, which the OpenCL adapter lacks.)
+    run_ops_strictly("""
+for shape, out in [((2, 3, 7, 8, 9), (3, 4, 5)), ((3, 5, 6, 7), (5, 6, 7)), ((1, 1, 5, 3, 4), (7, 2, 3))]:
+    x = r(*shape).round()  # ties
+    x.view(-1)[5] = float("nan")
+    values, indices = F.adaptive_max_pool3d(x.to(d), out, return_indices=True)
+    want_values, want_indices = F.adaptive_max_pool3d(x, out, return_indices=True)
+    check(f"adaptive_max_pool3d {shape} {out}", values, want_values, 0, 0)
+    assert torch.equal(indices.cpu(), want_indices), shape
+for shape, k, out in [((2, 3, 9, 10), (2, 3), (4, 5)), ((3, 9, 10), 2, (5, 4)), ((1, 1, 10, 12), (3, 2), (8, 11)),
+                      ((2, 3, 7, 8, 9), (2, 2, 3), (3, 4, 5)), ((3, 7, 8, 9), 2, (5, 6, 7))]:
+    x = r(*shape).round()
+    spatial = len(out)
+    samples = torch.rand(shape[0] if len(shape) == spatial + 2 else 1, shape[-spatial - 1], spatial, generator=g)
+    fn = F.fractional_max_pool2d if spatial == 2 else F.fractional_max_pool3d
+    values, indices = fn(x.to(d), k, output_size=out, return_indices=True, _random_samples=samples.to(d))
+    want_values, want_indices = fn(x, k, output_size=out, return_indices=True, _random_samples=samples)
+    check(f"fractional {shape} {k} {out}", values, want_values, 0, 0)
+    assert torch.equal(indices.cpu(), want_indices), shape
+x = r(0, 1, 4, 5, 4)
+check("fractional empty batch", F.fractional_max_pool3d(x.to(d), 2, output_size=2, _random_samples=torch.rand(0, 1, 3).to(d)),
+      F.fractional_max_pool3d(x, 2, output_size=2, _random_samples=torch.rand(0, 1, 3)))
+""")
