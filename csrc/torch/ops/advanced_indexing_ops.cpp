@@ -14,7 +14,8 @@
 // CPU is resolved on the CPU, with none). With one index tensor the kernels wrap negative indices and skip
 // out-of-range ones themselves; with several, each is wrapped here, and a tuple with an index out of range gets an
 // offset out of range, so it too reads as 0 / is skipped (CUDA asserts, the CPU raises: neither can be done here
-// without a synchronization).
+// without a synchronization). Complex tensors go through their real views (complex_data_movement.h); a bool self
+// accumulates as a logical or, through int32 sums.
 #include <ATen/ExpandUtils.h>
 #include <ATen/MemoryOverlap.h>
 #include <ATen/ops/empty.h>
@@ -188,8 +189,25 @@ std::optional<at::Tensor> index_tensor(const at::Tensor& self, const c10::List<s
 }
 
 bool index_put_impl(at::Tensor& self, const c10::List<std::optional<at::Tensor>>& indices, const at::Tensor& values,
+                    bool accumulate, bool unsafe);
+
+// x[indices] += v for a bool x: the CPU adds bools, a logical or. The kernel has no atomics for bool, so the sums
+// are taken in an int32 copy of self and written back as a comparison with 0 (an index or mask aliasing self is
+// read from self, which is unchanged until then).
+bool index_put_or(at::Tensor& self, const c10::List<std::optional<at::Tensor>>& indices, const at::Tensor& values,
+                  bool unsafe) {
+  if (values.scalar_type() != at::kBool) return false;  // ATen's error
+  at::assert_no_internal_overlap(self);
+  at::Tensor sums = self.to(at::kInt);
+  if (!index_put_impl(sums, indices, values.to(at::kInt), /*accumulate=*/true, unsafe)) return false;
+  self.copy_(sums.ne(0));
+  return true;
+}
+
+bool index_put_impl(at::Tensor& self, const c10::List<std::optional<at::Tensor>>& indices, const at::Tensor& values,
                     bool accumulate, bool unsafe) {
   if (self.is_complex()) return complex_data_movement::index_put_impl(self, indices, values, accumulate, unsafe);
+  if (accumulate && self.scalar_type() == at::kBool) return index_put_or(self, indices, values, unsafe);
   const std::optional<IndexPlan> plan = plan_index(self, indices);
   if (!plan.has_value()) return false;
   TORCH_CHECK(values.scalar_type() == self.scalar_type(), "Index put requires the source and destination dtypes match, got ",

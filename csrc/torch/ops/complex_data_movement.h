@@ -15,7 +15,22 @@
 
 #include <optional>
 
+#include "ops/indexing_launch.h"
+
 namespace torch_hal::native::complex_data_movement {
+
+// The row kernels of indexing_launch.h (index_select, take, index_add / index_copy / index_fill, put_,
+// masked_scatter_) over complex operands: out's and values' (self's) real views are rows with one more trailing
+// dimension, the pair, carried along. False (nothing written) where out carries a lazy bit or the dtype has no real
+// view.
+bool put_rows(const at::Tensor& out, const at::Tensor& index, const at::Tensor& values, bool accumulate);
+bool select_rows(const at::Tensor& out, const at::Tensor& self, int64_t dim, const at::Tensor& index);
+
+// scatter / scatter_add / scatter(reduce="add") into a complex out: each part scattered on its own (a real and an
+// imaginary view of out's shape), src's parts or the value's. Set and Add only: a complex product is no product of
+// parts, so "multiply" answers false, as do the cases put_rows refuses.
+bool scatter_elements(const at::Tensor& out, int64_t dim, const at::Tensor& index, const at::Tensor* src,
+                      const c10::Scalar* value, ScatterReduce reduce);
 
 // gather (and take_along_dim, which ATen builds on it): the index, given a trailing pair dimension, gathers pairs.
 std::optional<at::Tensor> gather(const at::Tensor& self, int64_t dim, const at::Tensor& index, bool sparse_grad);

@@ -1,6 +1,8 @@
 // Complex data movement over real views (complex_data_movement.h), and the two ops that build a complex tensor
 // from real ones, registered here: complex.out (torch.complex) and polar.out (torch.polar), which write their
-// parts into out's real and imaginary views with native real ops.
+// parts into out's real and imaginary views with native real ops. ATen treats a 0-dim tensor in gather, scatter
+// and cumsum as 1-D of one element; so do the views, through indexing_launch.h's at_least_1d (view_as_real of a
+// 0-dim tensor would be [2], whose one dimension is the pair's).
 #include "ops/complex_data_movement.h"
 
 #include <ATen/ExpandUtils.h>
@@ -42,10 +44,6 @@ at::Tensor pairs_of_input(const at::Tensor& t) { return at::view_as_real(t.resol
 // A tensor written through its view must hold its values as they are: no lazy bits.
 bool writable_as_pairs(const at::Tensor& t) { return has_real_view(t) && !t.is_conj() && !t.is_neg(); }
 
-// ATen treats a 0-dim tensor in gather and cumsum as 1-D of one element; so do the views (view_as_real of a 0-dim
-// tensor would be [2], whose one dimension is the pair's).
-at::Tensor at_least_1d(const at::Tensor& t) { return t.dim() == 0 ? t.view({1}) : t; }
-
 // The complex tensor whose view is `pairs` (a new real result [..., 2]), shaped `sizes`.
 at::Tensor complex_of(const at::Tensor& pairs, at::IntArrayRef sizes) {
   const at::Tensor viewable = pairs.stride(-1) == 1 ? pairs : pairs.contiguous();
@@ -78,6 +76,36 @@ bool indexes_like_self(const at::Tensor& self, const c10::List<std::optional<at:
 }
 
 }  // namespace
+
+bool put_rows(const at::Tensor& out, const at::Tensor& index, const at::Tensor& values, bool accumulate) {
+  if (!writable_as_pairs(out) || values.scalar_type() != out.scalar_type()) return false;
+  return torch_hal::native::put_rows(at::view_as_real(out), index, pairs_of_input(values), accumulate);
+}
+
+bool select_rows(const at::Tensor& out, const at::Tensor& self, int64_t dim, const at::Tensor& index) {
+  if (!writable_as_pairs(out) || self.scalar_type() != out.scalar_type()) return false;
+  return torch_hal::native::select_rows(at::view_as_real(out), pairs_of_input(self), dim, index);
+}
+
+bool scatter_elements(const at::Tensor& out, int64_t dim, const at::Tensor& index, const at::Tensor* src,
+                      const c10::Scalar* value, ScatterReduce reduce) {
+  if (!writable_as_pairs(out) || (reduce != ScatterReduce::Set && reduce != ScatterReduce::Add)) return false;
+  if (src && src->scalar_type() != out.scalar_type()) return false;
+  // 0-dim operands as 1-D of one element first: the part views of a [1] tensor keep that dimension.
+  const at::Tensor out_pairs = at::view_as_real(at_least_1d(out));
+  const at::Tensor src_pairs = src ? pairs_of_input(at_least_1d(*src)) : at::Tensor();
+  const c10::complex<double> scalar = value ? value->toComplexDouble() : c10::complex<double>();
+  for (const int64_t part : {0, 1}) {
+    const at::Tensor part_src = src ? src_pairs.select(-1, part) : at::Tensor();
+    const c10::Scalar part_value = part == 0 ? scalar.real() : scalar.imag();
+    if (!torch_hal::native::scatter_elements(out_pairs.select(-1, part), dim, at_least_1d(index),
+                                             src ? &part_src : nullptr, src ? nullptr : &part_value, reduce)) {
+      // Only the first part can refuse (both are the same launch on the same dtype): nothing was written.
+      return false;
+    }
+  }
+  return true;
+}
 
 std::optional<at::Tensor> gather(const at::Tensor& self, int64_t dim, const at::Tensor& index, bool sparse_grad) {
   if (sparse_grad || !has_real_view(self)) return std::nullopt;

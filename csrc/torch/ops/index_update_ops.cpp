@@ -5,8 +5,10 @@
 // As everywhere in the indexing kernels, negative indices in [-size, 0) count from the end and out-of-range ones
 // are skipped (taken as 0) instead of raising; duplicate indices in index_copy / put_ without accumulate keep one
 // of the written values, unspecified which, as on CUDA. A 0-dim self is one row of one element, as in ATen.
-// Accumulating a dtype the kernel has no atomics for (bool, int8, complex) and other cases the kernels refuse take
-// ATen's path.
+// Complex tensors move as the rows of their real views (complex_data_movement.h). A bool self accumulates (index_add,
+// put_ with accumulate) as the CPU adds bools, a logical or: the kernel has no atomics for bool, so the sums are
+// taken in int32 and compared with 0. Other dtypes the kernel has no atomics for (int8, ...) and other cases the
+// kernels refuse take ATen's path.
 #include <ATen/WrapDimUtils.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/empty.h>
@@ -16,20 +18,43 @@
 #include <optional>
 
 #include "dispatch/native_first.h"
+#include "ops/complex_data_movement.h"
 #include "ops/indexing_launch.h"
 
 namespace torch_hal::native {
 namespace {
 
+// put_rows / select_rows of indexing_launch.h, complex tensors through their real views.
+bool put_rows_of(const at::Tensor& out, const at::Tensor& index, const at::Tensor& values, bool accumulate) {
+  if (out.is_complex()) return complex_data_movement::put_rows(out, index, values, accumulate);
+  return put_rows(out, index, values, accumulate);
+}
+bool select_rows_of(const at::Tensor& out, const at::Tensor& self, int64_t dim, const at::Tensor& index) {
+  if (self.is_complex()) return complex_data_movement::select_rows(out, self, dim, index);
+  return select_rows(out, self, dim, index);
+}
+
 // out[..., index[k], ...] (= or +=) values[..., k, ...] along dim; values [..., K, ...] (broadcast strides allowed).
+bool put_along(const at::Tensor& out, int64_t dim, const at::Tensor& index, const at::Tensor& values, bool accumulate);
+
+// The accumulation into a bool `out`: out | (values summed at their rows), summed in int32 (which has atomics),
+// written back as a comparison with 0. Nothing is written when the kernel refuses.
+bool or_along(const at::Tensor& out, int64_t dim, const at::Tensor& index, const at::Tensor& values) {
+  const at::Tensor sums = out.to(at::kInt);
+  if (!put_along(sums, dim, index, values.to(at::kInt), /*accumulate=*/true)) return false;
+  out.copy_(sums.ne(0));
+  return true;
+}
+
 bool put_along(const at::Tensor& out, int64_t dim, const at::Tensor& index, const at::Tensor& values, bool accumulate) {
+  if (accumulate && out.scalar_type() == at::kBool) return or_along(out, dim, index, values);
   // A 0-dim out is one row of one element (ATen's rule for 0-dim tensors along a dim); values then has one too.
-  if (out.dim() == 0) return put_rows(out.view({1}), index.reshape({-1}), values.reshape({-1}), accumulate);
+  if (out.dim() == 0) return put_rows_of(out.view({1}), index.reshape({-1}), values.reshape({-1}), accumulate);
   at::Tensor rows = values;
   if (rows.is_alias_of(out)) rows = rows.clone();
   at::Tensor flat_index = index.reshape({-1});
   if (flat_index.is_alias_of(out)) flat_index = flat_index.clone();
-  return put_rows(out.movedim(dim, 0), flat_index, rows.movedim(dim, 0), accumulate);
+  return put_rows_of(out.movedim(dim, 0), flat_index, rows.movedim(dim, 0), accumulate);
 }
 
 // The checks of index_add / index_copy; false for what ATen should take (0-dim tensors, shapes it may reject or
@@ -56,6 +81,11 @@ bool index_add_into(const at::Tensor& out, const at::Tensor& self, int64_t dim, 
   if (!alpha.equal(1) && !c10::isFloatingType(self.scalar_type()) && !c10::isComplexType(self.scalar_type()) &&
       (alpha.isFloatingPoint() || alpha.isComplex())) {
     return false;
+  }
+  if (self.scalar_type() == at::kBool) {
+    // The CPU adds source * alpha in bool: with a false alpha nothing changes.
+    if (!alpha.to<bool>()) return has_native_kernels(out.device().index());
+    return put_along(out, at::maybe_wrap_dim(dim, self.dim()), index, source, /*accumulate=*/true);
   }
   const at::Tensor values = alpha.equal(1) ? source : source.mul(alpha);
   return put_along(out, at::maybe_wrap_dim(dim, self.dim()), index, values, /*accumulate=*/true);
@@ -141,7 +171,7 @@ std::optional<at::Tensor> take(const at::Tensor& self, const at::Tensor& index) 
               index.scalar_type());
   TORCH_CHECK_INDEX(!(self.numel() == 0 && index.numel() != 0), "take(): tried to take from an empty tensor");
   at::Tensor out = at::empty(index.sizes(), self.options());
-  if (!select_rows(out.view({-1}), self.reshape({-1}), 0, index.reshape({-1}))) return std::nullopt;
+  if (!select_rows_of(out.view({-1}), self.reshape({-1}), 0, index.reshape({-1}))) return std::nullopt;
   return out;
 }
 
@@ -153,6 +183,13 @@ bool put_(at::Tensor& self, const at::Tensor& index, const at::Tensor& source, b
   TORCH_CHECK(source.numel() == index.numel(), "put_(): Expected source and index to have the same number of ",
               "elements, but got source.numel() = ", source.numel(), ", index.numel() = ", index.numel());
   TORCH_CHECK_INDEX(!(self.numel() == 0 && index.numel() != 0), "put_(): Tried to put elements into an empty tensor");
+  // A bool self accumulates into an int32 copy, which has a flat view whatever self's layout.
+  if (accumulate && self.scalar_type() == at::kBool) {
+    const at::Tensor sums = self.to(at::kInt).contiguous();
+    if (!put_along(sums.view({-1}), 0, index, source.reshape({-1}).to(at::kInt), /*accumulate=*/true)) return false;
+    self.copy_(sums.ne(0));
+    return true;
+  }
   // A non-contiguous self has no flat view to write through: ATen's path.
   if (!self.is_contiguous()) return false;
   return put_along(self.view({-1}), 0, index, source.reshape({-1}), accumulate);

@@ -1,11 +1,11 @@
-// index_select, gather, scatter / scatter_add (functional and in place) over the adapter's indexing kernels.
+// index_select, gather, scatter / scatter_add (functional and in place) over the adapter's indexing kernels;
+// complex tensors through their real views (complex_data_movement.h).
 // Advanced indexing (x[...], index_put_) lives in advanced_indexing_ops.cpp. Indices cannot be range-checked
 // without a device synchronization: the kernels never touch memory out of bounds, but an out-of-range index
 // reads as 0 / is skipped instead of raising (kernels/indexing.cu).
 #include <ATen/WrapDimUtils.h>
 #include <ATen/native/ScatterGatherChecks.h>
 #include <ATen/ops/empty.h>
-#include <ATen/ops/view_as_real.h>
 #include <torch/library.h>
 
 #include "dispatch/native_first.h"
@@ -15,13 +15,19 @@
 namespace torch_hal::native {
 namespace {
 
+// select_rows of indexing_launch.h, complex tensors through their real views.
+bool select_rows_of(const at::Tensor& out, const at::Tensor& self, int64_t dim, const at::Tensor& index) {
+  if (self.is_complex()) return complex_data_movement::select_rows(out, self, dim, index);
+  return select_rows(out, self, dim, index);
+}
+
 std::optional<at::Tensor> index_select(const at::Tensor& self, int64_t dim, const at::Tensor& index) {
   TORCH_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
   TORCH_CHECK(is_index_type(index), "index_select(): Expected dtype int32 or int64 for index");
   if (self.dim() == 0) {  // a 0-dim result of the one element an index of one element selects (else ATen's error)
-    if (index.numel() != 1 || self.is_complex()) return std::nullopt;
+    if (index.numel() != 1) return std::nullopt;
     at::Tensor out = at::empty({}, self.options());
-    if (!select_rows(out.view({1}), self.view({1}), 0, index.reshape({-1}))) return std::nullopt;
+    if (!select_rows_of(out.view({1}), self.view({1}), 0, index.reshape({-1}))) return std::nullopt;
     return out;
   }
   const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim());
@@ -29,14 +35,7 @@ std::optional<at::Tensor> index_select(const at::Tensor& self, int64_t dim, cons
   auto sizes = self.sizes().vec();
   sizes[wrapped] = flat.numel();
   at::Tensor out = at::empty(sizes, self.options());
-  if (self.is_complex()) {
-    // Rows of the (real, imaginary) views: the same dim, the trailing pair carried along.
-    if (self.scalar_type() != at::kComplexFloat && self.scalar_type() != at::kComplexDouble) return std::nullopt;
-    if (self.is_conj() || self.is_neg()) return std::nullopt;  // the other paths apply those bits
-    if (!select_rows(at::view_as_real(out), at::view_as_real(self), wrapped, flat)) return std::nullopt;
-    return out;
-  }
-  if (!select_rows(out, self, wrapped, flat)) return std::nullopt;
+  if (!select_rows_of(out, self, wrapped, flat)) return std::nullopt;
   return out;
 }
 
@@ -66,6 +65,7 @@ bool scatter_into(at::Tensor& self, int64_t dim, const at::Tensor& index, const 
   at::native::scatter_shape_check(self, wrapped, index,
                                   src ? std::optional<at::Tensor>(*src) : std::optional<at::Tensor>());
   if (index.numel() == 0) return has_native_kernels(self.device().index());
+  if (self.is_complex()) return complex_data_movement::scatter_elements(self, wrapped, index, src, value, reduce);
   return scatter_elements(self, wrapped, index, src, value, reduce);
 }
 

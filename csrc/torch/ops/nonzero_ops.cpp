@@ -12,7 +12,6 @@
 #include <ATen/ops/full.h>
 #include <ATen/ops/sum.h>
 #include <ATen/ops/tensor.h>
-#include <ATen/ops/where.h>
 #include <torch/library.h>
 
 #include <optional>
@@ -39,7 +38,9 @@ std::optional<at::Tensor> true_positions(const at::Tensor& mask, std::optional<i
   if (count == 0) return at::empty({0}, long_options);
   if (!static_size && count == n) return at::arange(n, long_options);  // all true
   // Slot rank - 1 for a true element; the dump slot `count` for false ones (and, static, for those past `size`).
-  at::Tensor slot = at::where(flat, rank.sub_(1), count);
+  // Selected arithmetically, count + is_true * (rank - 1 - count), from int64 arithmetic only: some adapters (the
+  // OpenCL one) have no int64 `where`.
+  at::Tensor slot = rank.sub_(count + 1).mul_(flat.to(at::kLong)).add_(count);
   if (static_size) slot.clamp_max_(count);
   at::Tensor positions = static_size ? at::full({count + 1}, -1, long_options) : at::empty({count + 1}, long_options);
   if (!put_rows(positions, slot, at::arange(n, long_options), /*accumulate=*/false)) return std::nullopt;
@@ -92,6 +93,12 @@ std::optional<at::Tensor> masked_select(const at::Tensor& self, const at::Tensor
   return out;
 }
 
+// put_rows of indexing_launch.h, a complex self through its real view.
+bool put_rows_of(const at::Tensor& out, const at::Tensor& index, const at::Tensor& values) {
+  if (out.is_complex()) return complex_data_movement::put_rows(out, index, values, /*accumulate=*/false);
+  return put_rows(out, index, values, /*accumulate=*/false);
+}
+
 // self[mask] = source[:count], in order. A contiguous self is written through its flat view; another layout
 // through the element offsets of the positions' coordinates, in an as_strided view of self's storage.
 bool masked_scatter_(at::Tensor& self, const at::Tensor& mask, const at::Tensor& source) {
@@ -106,12 +113,12 @@ bool masked_scatter_(at::Tensor& self, const at::Tensor& mask, const at::Tensor&
   if (count == 0) return true;
   at::Tensor values = source.reshape({-1}).slice(0, 0, count);
   if (values.is_alias_of(self)) values = values.clone();
-  if (self.is_contiguous()) return put_rows(self.view({-1}), *positions, values, /*accumulate=*/false);
+  if (self.is_contiguous()) return put_rows_of(self.view({-1}), *positions, values);
   int64_t extent = 1;
   for (int64_t d = 0; d < self.dim(); ++d) extent += (self.size(d) - 1) * self.stride(d);
   const at::Tensor strides = at::tensor(self.strides().vec(), at::kLong).to(self.device());
   const at::Tensor offsets = unravel(*positions, self.sizes()).mul_(strides).sum(1);
-  return put_rows(self.as_strided({extent}, {1}, self.storage_offset()), offsets, values, /*accumulate=*/false);
+  return put_rows_of(self.as_strided({extent}, {1}, self.storage_offset()), offsets, values);
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {

@@ -1,9 +1,10 @@
 // scatter_reduce and index_reduce (torch_scatter-style aggregations in graph neural networks, MoE token routing)
 // from the native SCATTER: the scattered positions start from self, or without include_self from the reduction's
 // identity (0, 1, the dtype's lowest or highest value); "sum" and "mean" add, and a mean divides by how many values
-// each position received (floor division for integers, as ATen); "prod", "amax" and "amin" combine by the kernel's
-// compare-and-swap (a NaN wins amax and amin, as in ATen). index_reduce is scatter_reduce with its 1-D index
-// broadcast over the source's other dims (a stride-0 view, nothing copied).
+// each position received (floor division for integers, as ATen); a bool "sum" is the CPU's logical or, int32 sums
+// compared with 0 (bool has no atomic add); "prod", "amax" and "amin" combine by the kernel's compare-and-swap (a
+// NaN wins amax and amin, as in ATen). index_reduce is scatter_reduce with its 1-D index broadcast over the
+// source's other dims (a stride-0 view, nothing copied).
 #include <ATen/WrapDimUtils.h>
 #include <ATen/ops/ones_like.h>
 #include <ATen/ops/zeros_like.h>
@@ -51,8 +52,15 @@ std::optional<at::Tensor> reduced_copy(const at::Tensor& self, int64_t dim, cons
     if (!scatter_elements(out, at::maybe_wrap_dim(dim, self.dim()), index, &src, nullptr, op)) return std::nullopt;
     return out;
   }
-  if (self.scalar_type() == at::kBool) return std::nullopt;  // no atomic add for bool
   const bool mean = reduce == "mean";
+  if (self.scalar_type() == at::kBool) {
+    if (mean) return std::nullopt;  // the CPU refuses it: ATen's error
+    // The CPU adds bools, a logical or; the kernel has no atomic add for bool, so the sums are taken in int32.
+    at::Tensor sums = self.to(at::kInt);
+    if (!include_self) sums.scatter_(dim, index, 0);
+    sums.scatter_add_(dim, index, src.to(at::kInt));
+    return sums.ne(0);
+  }
   if (!include_self) out.scatter_(dim, index, 0);
   out.scatter_add_(dim, index, src);
   if (mean) {
