@@ -19,6 +19,7 @@
 #include <c10/util/irange.h>
 
 #include <array>
+#include <deque>
 #include <atomic>
 #include <vector>
 
@@ -64,12 +65,40 @@ at::Tensor working_copy(const at::Tensor& t, int64_t matrix_dims = 2) {
   if (t.is_conj()) negate_imaginary_parts(work);
   return work.reshape(shape);
 }
-// What the kernels take: complex operands as their real views.
-at::Tensor as_operand(const at::Tensor& t) { return t.is_complex() ? at::view_as_real(t) : t; }
+// A launch's operands. The kernels take complex operands as their real views; KernelArgs refers to each tensor's
+// sizes and strides until the launch, so every operand (views made here included) is kept alive here.
+class Operands {
+ public:
+  Operands& input(const at::Tensor& t) {
+    args_.input(keep(t));
+    return *this;
+  }
+  Operands& output(const at::Tensor& t) {
+    args_.output(keep(t));
+    return *this;
+  }
+  Operands& absent_output() {
+    args_.absent_output();
+    return *this;
+  }
+  Operands& scalar(bool v) {
+    args_.scalar(v);
+    return *this;
+  }
+  KernelArgs& args() { return args_; }
 
-void run(const at::Tensor& like, hal_op_t op, KernelArgs& args, const char* what) {
-  TORCH_CHECK(launch(like.device().index(), op, args), "torch_hal: the adapter's linalg kernels refused ", what,
-              " after accepting its device (an internal error; please report it)");
+ private:
+  const at::Tensor& keep(const at::Tensor& t) {
+    kept_.push_back(t.is_complex() ? at::view_as_real(t) : t);
+    return kept_.back();
+  }
+  std::deque<at::Tensor> kept_;  // a deque: its elements never move
+  KernelArgs args_;
+};
+
+void run(const at::Tensor& like, hal_op_t op, Operands& operands, const char* what) {
+  TORCH_CHECK(launch(like.device().index(), op, operands.args()), "torch_hal: the adapter's linalg kernels refused ",
+              what, " after accepting its device (an internal error; please report it)");
 }
 
 // Writes a working result back into ATen's tensor (any layout, its own dtype; complex through real views).
@@ -92,6 +121,15 @@ at::Tensor adjoint_copy(const at::Tensor& t) {
   return t.is_complex() ? negate_imaginary_parts(out) : out;
 }
 
+// A stub's matrix as LAPACK sees it: its memory read column-major, its conjugate bit ignored. ATen hands
+// triangular_solve_stub physically transposed or conjugated operands and says so in the stub's flags (upper,
+// transpose type), as it would tell xTRSM (linalg_solve_triangular_out avoids copies that way).
+at::Tensor lapack_view(const at::Tensor& t) {
+  const at::Tensor data = t.is_conj() ? t.conj() : t;
+  const bool column_major = data.stride(-2) == 1 || data.size(-2) <= 1;
+  return column_major ? data : data.transpose(-2, -1);
+}
+
 // [batch, m, n] identity matrices (their first min(m, n) diagonal entries 1) in the working dtype of `like`.
 at::Tensor identities(const at::Tensor& like, int64_t batch, int64_t m, int64_t n) {
   std::vector<int64_t> shape{batch, m, n};
@@ -107,15 +145,15 @@ at::Tensor int32_batch(const at::Tensor& like, std::vector<int64_t> shape) {
 
 // Solves op(t) x = b in place for every column of b: t [B, n, n], b [B, n, r] (working tensors or views of them).
 void solve_triangular_in_place(const at::Tensor& t, const at::Tensor& b, bool upper, bool unit, bool conjugate) {
-  KernelArgs args;
-  args.input(as_operand(t)).output(as_operand(b));
+  Operands args;
+  args.input(t).output(b);
   args.scalar(t.is_complex()).scalar(upper).scalar(unit).scalar(conjugate);
   run(b, HAL_OP_TRIANGULAR_SOLVE, args, "a triangular solve");
 }
 
 void swap_rows_in_place(const at::Tensor& pivots, const at::Tensor& b, bool reverse) {
-  KernelArgs args;
-  args.input(pivots).output(as_operand(b));
+  Operands args;
+  args.input(pivots).output(b);
   args.scalar(b.is_complex()).scalar(reverse);
   run(b, HAL_OP_ROW_SWAPS, args, "row swaps");
 }
@@ -127,8 +165,8 @@ void lu_factor(const at::Tensor& input, const at::Tensor& pivots, const at::Tens
   at::Tensor a = working_copy(input);
   at::Tensor piv = int32_batch(input, {batch, std::min(m, n)});
   at::Tensor info = int32_batch(input, {batch});
-  KernelArgs args;
-  args.output(as_operand(a)).output(piv).output(info);
+  Operands args;
+  args.output(a).output(piv).output(info);
   args.scalar(input.is_complex()).scalar(compute_pivots);
   run(input, HAL_OP_LU_FACTOR, args, "an LU factorization");
   copy_back(input, a);
@@ -142,9 +180,9 @@ void lu_solve(const at::Tensor& LU, const at::Tensor& pivots, const at::Tensor& 
   std::vector<int64_t> lu_shape = batch_sizes(B, 2), pivot_shape = batch_sizes(B, 2);
   lu_shape.insert(lu_shape.end(), {LU.size(-2), LU.size(-1)});
   pivot_shape.push_back(pivots.size(-1));
-  const at::Tensor lu = working_copy(LU.expand(lu_shape));
+  const at::Tensor lu = working_copy(lapack_view(LU).expand(lu_shape));
   const at::Tensor piv = pivots.expand(pivot_shape).reshape({lu.size(0), pivots.size(-1)}).contiguous();
-  at::Tensor b = working_copy(B);
+  at::Tensor b = working_copy(lapack_view(B));
   if (trans == TransposeType::NoTranspose) {
     swap_rows_in_place(piv, b, /*reverse=*/false);
     solve_triangular_in_place(lu, b, /*upper=*/false, /*unit=*/true, /*conjugate=*/false);
@@ -156,7 +194,7 @@ void lu_solve(const at::Tensor& LU, const at::Tensor& pivots, const at::Tensor& 
     solve_triangular_in_place(lu_t, b, /*upper=*/true, /*unit=*/true, conjugate);    // L^T: upper, unit
     swap_rows_in_place(piv, b, /*reverse=*/true);
   }
-  copy_back(B, b);
+  copy_back(lapack_view(B), b);
 }
 
 // ATen's unpack_pivots: the permutation (given as 0..m-1) with the pivots' swaps applied.
@@ -164,9 +202,9 @@ void unpack_pivots(at::TensorIterator& iter, const int64_t dim_size, const int64
   const at::Tensor& perm = iter.tensor(0);
   const at::Tensor& pivots = iter.tensor(1);
   const int64_t batch = batch_count(perm, 1);
-  KernelArgs args;
-  args.input_as(pivots, {batch, dim_size}, {pivots.size(-1), 1});
-  args.output_as(perm, {batch, perm.size(-1)}, {perm.size(-1), 1});
+  Operands args;  // pivots and perm as [batch, k] and [batch, m], geometry owned by KernelArgs
+  args.args().input_as(pivots, {batch, dim_size}, {pivots.size(-1), 1});
+  args.args().output_as(perm, {batch, perm.size(-1)}, {perm.size(-1), 1});
   TORCH_INTERNAL_ASSERT(pivots.is_contiguous() && perm.is_contiguous());
   run(perm, HAL_OP_PIVOT_PERMUTATION, args, "the pivots' permutation");
 }
@@ -177,14 +215,14 @@ void unpack_pivots(at::TensorIterator& iter, const int64_t dim_size, const int64
 // op(A)^T X^T = B^T, where N^T is A^T, T^T is A and C^T is conj(A).
 void triangular_solve(const at::Tensor& A, const at::Tensor& B, bool left, bool upper, TransposeType transpose,
                       bool unitriangular) {
-  const at::Tensor a = working_copy(A);
-  at::Tensor b = working_copy(B);
+  const at::Tensor a = working_copy(lapack_view(A));
+  at::Tensor b = working_copy(lapack_view(B));
   const bool transposed = (transpose != TransposeType::NoTranspose) == left;
   const bool conjugate = transpose == TransposeType::ConjTranspose;
   const at::Tensor t = transposed ? a.transpose(-2, -1) : a;
   solve_triangular_in_place(t, left ? b : b.transpose(-2, -1), transposed ? !upper : upper, unitriangular,
                             conjugate);
-  copy_back(B, b);
+  copy_back(lapack_view(B), b);
 }
 
 // ---- Cholesky ------------------------------------------------------------------------------------------------------
@@ -193,8 +231,8 @@ void triangular_solve(const at::Tensor& A, const at::Tensor& B, bool left, bool 
 void cholesky(const at::Tensor& input, const at::Tensor& infos, bool upper) {
   at::Tensor a = working_copy(input);
   at::Tensor info = int32_batch(input, {a.size(0)});
-  KernelArgs args;
-  args.output(as_operand(upper ? a.transpose(-2, -1) : a)).output(info);
+  Operands args;
+  args.output(upper ? a.transpose(-2, -1) : a).output(info);
   args.scalar(input.is_complex());
   run(input, HAL_OP_CHOLESKY, args, "a Cholesky factorization");
   copy_back(input, a);
@@ -223,8 +261,8 @@ void geqrf(const at::Tensor& input, const at::Tensor& tau) {
   at::Tensor a = working_copy(input);
   const int64_t k = std::min(input.size(-2), input.size(-1));
   at::Tensor t = at::empty({a.size(0), k}, a.options());
-  KernelArgs args;
-  args.output(as_operand(a)).output(as_operand(t));
+  Operands args;
+  args.output(a).output(t);
   args.scalar(input.is_complex());
   run(input, HAL_OP_HOUSEHOLDER_QR, args, "a QR factorization");
   copy_back(input, a);
@@ -233,8 +271,8 @@ void geqrf(const at::Tensor& input, const at::Tensor& tau) {
 
 void apply_reflectors(const at::Tensor& reflectors, const at::Tensor& tau, const at::Tensor& c, bool left,
                       bool adjoint) {
-  KernelArgs args;
-  args.input(as_operand(reflectors)).input(as_operand(tau)).output(as_operand(c));
+  Operands args;
+  args.input(reflectors).input(tau).output(c);
   args.scalar(c.is_complex()).scalar(left).scalar(adjoint);
   run(c, HAL_OP_APPLY_HOUSEHOLDER, args, "Householder reflectors");
 }
@@ -266,9 +304,9 @@ void eigh(const at::Tensor& eigenvalues, const at::Tensor& eigenvectors, const a
   at::Tensor w = at::empty({batch, n}, a.options().dtype(at::kDouble));
   at::Tensor v = compute_eigenvectors ? at::empty_like(a) : at::Tensor();
   at::Tensor info = int32_batch(a, {batch});
-  KernelArgs args;
-  args.output(as_operand(a)).output(w);
-  if (compute_eigenvectors) args.output(as_operand(v));
+  Operands args;
+  args.output(a).output(w);
+  if (compute_eigenvectors) args.output(v);
   else args.absent_output();
   args.output(info).scalar(a.is_complex()).scalar(upper);
   run(a, HAL_OP_HERMITIAN_EIGEN, args, "a Hermitian eigendecomposition");
@@ -288,12 +326,12 @@ void svd(const at::Tensor& A, const bool full_matrices, const bool compute_uv,
   at::Tensor s = at::empty({batch, n}, a.options().dtype(at::kDouble));
   at::Tensor u, v;
   at::Tensor status = int32_batch(a, {batch});
-  KernelArgs args;
-  args.output(as_operand(a)).output(s);
+  Operands args;
+  args.output(a).output(s);
   if (compute_uv) {
     u = at::empty({batch, m, full_matrices ? m : n}, a.options());
     v = at::empty({batch, n, n}, a.options());
-    args.output(as_operand(u)).output(as_operand(v));
+    args.output(u).output(v);
   } else {
     args.absent_output().absent_output();
   }
@@ -322,11 +360,11 @@ bool runs_natively(const at::Tensor& a) {
     if (const int8_t k = known[device].load(std::memory_order_relaxed)) return k == 1;
   }
   const at::Tensor probe = at::empty({0, 1, 1}, a.options().dtype(at::kDouble));
-  KernelArgs args;
+  Operands args;
   args.output(probe).output(at::empty({0, 1}, probe.options().dtype(at::kInt)))
       .output(at::empty({0}, probe.options().dtype(at::kInt)));
   args.scalar(false).scalar(true);
-  const bool has = launch(device, HAL_OP_LU_FACTOR, args);
+  const bool has = launch(device, HAL_OP_LU_FACTOR, args.args());
   if (device >= 0 && device < static_cast<c10::DeviceIndex>(known.size())) known[device].store(has ? 1 : 2);
   return has;
 }
