@@ -146,10 +146,10 @@ for reduction in ("none", "mean", "sum"):
 """)
 
 
-def test_adaptive_and_fractional_max_pool_forward(runtime):
+def test_adaptive_and_fractional_max_pool(runtime):
     # max_pool_compositions_ops.cpp: values and indices exactly the CPU's (ties: the first; NaN: the last), given
-    # the same random samples. (The backward's scatter_add needs atomics, which the OpenCL adapter lacks.)
-    run_ops_strictly("""
+    # the same random samples; gradients (gathered back, no atomics) exactly the CPU's sums.
+    run_ops_strictly(GRAD_HELPER + """
 for shape, out in [((2, 3, 7, 8, 9), (3, 4, 5)), ((3, 5, 6, 7), (5, 6, 7)), ((1, 1, 5, 3, 4), (7, 2, 3))]:
     x = r(*shape).round()  # ties
     x.view(-1)[5] = float("nan")
@@ -157,6 +157,7 @@ for shape, out in [((2, 3, 7, 8, 9), (3, 4, 5)), ((3, 5, 6, 7), (5, 6, 7)), ((1,
     want_values, want_indices = F.adaptive_max_pool3d(x, out, return_indices=True)
     check(f"adaptive_max_pool3d {shape} {out}", values, want_values, 0, 0)
     assert torch.equal(indices.cpu(), want_indices), shape
+    both(f"adaptive_max_pool3d {shape} {out}", lambda u: F.adaptive_max_pool3d(u, out), x.nan_to_num(), rtol=0, atol=0)
 for shape, k, out in [((2, 3, 9, 10), (2, 3), (4, 5)), ((3, 9, 10), 2, (5, 4)), ((1, 1, 10, 12), (3, 2), (8, 11)),
                       ((2, 3, 7, 8, 9), (2, 2, 3), (3, 4, 5)), ((3, 7, 8, 9), 2, (5, 6, 7))]:
     x = r(*shape).round()
@@ -167,6 +168,8 @@ for shape, k, out in [((2, 3, 9, 10), (2, 3), (4, 5)), ((3, 9, 10), 2, (5, 4)), 
     want_values, want_indices = fn(x, k, output_size=out, return_indices=True, _random_samples=samples)
     check(f"fractional {shape} {k} {out}", values, want_values, 0, 0)
     assert torch.equal(indices.cpu(), want_indices), shape
+    both(f"fractional {shape} {k} {out}", lambda u, s: fn(u, k, output_size=out, _random_samples=s), x, samples,
+         rtol=0, atol=0)
 x = r(0, 1, 4, 5, 4)
 check("fractional empty batch", F.fractional_max_pool3d(x.to(d), 2, output_size=2, _random_samples=torch.rand(0, 1, 3).to(d)),
       F.fractional_max_pool3d(x, 2, output_size=2, _random_samples=torch.rand(0, 1, 3)))

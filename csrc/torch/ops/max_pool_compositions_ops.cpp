@@ -7,8 +7,9 @@
 // sample per plane and dim (the CPU kernel's formula, in the input's dtype). The windows, padded to the longest
 // (K), are gathered one dim at a time into [P, O1, K1, O2, K2, ...] (P = the planes), the padding slots masked,
 // and reduced over the K's. As the CPU kernels: NaN wins (the last NaN in window order gives the index), otherwise
-// the first largest; indices are offsets into an input plane. The backward adds each output gradient at its index
-// with scatter_add (the windows may overlap).
+// the first largest; indices are offsets into an input plane. The backward needs no atomics (windows may overlap,
+// so several outputs can pick one input): each input position gathers the gradients of the few outputs whose
+// window may hold it and whose index names it (gather_back below); indices are assumed to be the forward's.
 //
 // Window positions are compared and reduced in float32 (exact below 2^24 slots per window), which keeps the
 // forward on devices whose kernels compare and reduce no int64 (OpenCL's).
@@ -24,6 +25,7 @@
 #include <torch/library.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <tuple>
@@ -185,20 +187,107 @@ Tensors2 empty_pooled(const at::Tensor& self, at::IntArrayRef output_size) {
   return Tensors2(at::empty(sizes, self.options()), at::empty(sizes, self.options().dtype(at::kLong)));
 }
 
-// The gradient: each output gradient added at its index of its plane.
-std::optional<at::Tensor> scatter_back(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& indices,
-                                       int64_t spatial) {
+// ---- backward ---------------------------------------------------------------------------------------------
+// Along one spatial dim, the outputs whose window may hold input position i: o in [lo[i], lo[i] + R), clipped to
+// the outputs. Exact for adaptive windows; for fractional ones (whose per-plane intervals the backward is not
+// given) a range that surely holds them: interval(o) lies in (o alpha - 1, o alpha + 1), so a window holding i
+// has (i - k) / alpha < o < (i + 1) / alpha.
+struct Candidates {
+  std::vector<int64_t> lo;  // per input position
+  int64_t R = 1, output = 0;
+};
+
+Candidates candidates_from(std::vector<int64_t> lo, const std::vector<int64_t>& hi, int64_t output) {
+  Candidates c;
+  c.output = output;
+  for (const size_t i : c10::irange(lo.size())) c.R = std::max(c.R, hi[i] - lo[i] + 1);
+  c.lo = std::move(lo);
+  return c;
+}
+
+Candidates adaptive_candidates(int64_t input, int64_t output) {
+  std::vector<int64_t> lo(input, output), hi(input, -1);
+  for (const int64_t o : c10::irange(output)) {
+    const int64_t start = (o * input) / output, end = ((o + 1) * input + output - 1) / output;
+    for (int64_t i = start; i < end; ++i) {
+      lo[i] = std::min(lo[i], o);
+      hi[i] = std::max(hi[i], o);
+    }
+  }
+  return candidates_from(std::move(lo), hi, output);
+}
+
+Candidates fractional_candidates(int64_t input, int64_t output, int64_t pool) {
+  std::vector<int64_t> lo(input, 0), hi(input, 0);
+  if (output > 1) {
+    const double alpha = static_cast<double>(input - pool) / static_cast<double>(output - 1);
+    for (const int64_t i : c10::irange(input)) {
+      // One more on each side for alpha's rounding in the input's dtype (16-bit types).
+      lo[i] = std::clamp<int64_t>(static_cast<int64_t>(std::floor((i - pool) / alpha)) - 1, 0, output - 1);
+      hi[i] = std::clamp<int64_t>(static_cast<int64_t>(std::ceil((i + 1) / alpha)) + 1, 0, output - 1);
+    }
+  }
+  return candidates_from(std::move(lo), hi, output);
+}
+
+// The gradient without atomics: for each input position, the sum of the gradients of the candidate outputs whose
+// index names it, candidates in output order (the CPU kernel's order of addition, so the sums are its sums).
+// R_1 * ... * R_n gathers over the input. Index comparisons in float32 below 2^24 positions per plane.
+std::optional<at::Tensor> gather_back(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& indices,
+                                      const std::vector<Candidates>& dims) {
+  const int64_t n = static_cast<int64_t>(dims.size());
   if (!poolable(self.scalar_type()) || grad_output.scalar_type() != self.scalar_type() ||
       indices.scalar_type() != at::kLong || grad_output.sizes() != indices.sizes() ||
-      grad_output.dim() != self.dim() || (self.dim() != spatial + 1 && self.dim() != spatial + 2)) {
+      grad_output.dim() != self.dim() || (self.dim() != n + 1 && self.dim() != n + 2)) {
     return std::nullopt;
   }
-  int64_t plane = 1;
-  for (int64_t d = self.dim() - spatial; d < self.dim(); ++d) plane *= self.size(d);
+  std::vector<int64_t> inputs{1}, outputs_shape;
+  int64_t plane = 1, outputs = 1;
+  for (const int64_t d : c10::irange(n)) {
+    const int64_t input = self.size(self.dim() - n + d);
+    if (grad_output.size(grad_output.dim() - n + d) != dims[d].output) return std::nullopt;
+    inputs.push_back(input);
+    plane *= input;
+    outputs *= dims[d].output;
+  }
   const int64_t P = plane == 0 ? 0 : self.numel() / plane;
   at::Tensor grad_input = at::zeros({P, plane}, self.options());
-  if (grad_output.numel() == 0) return grad_input.view(self.sizes());
-  grad_input.scatter_add_(1, indices.reshape({P, -1}), grad_output.reshape({P, -1}));
+  if (grad_input.numel() == 0 || outputs == 0) return grad_input.view(self.sizes());
+  const at::ScalarType positions = plane < (int64_t{1} << 24) ? at::kFloat : at::kLong;
+  const at::Tensor g = grad_output.reshape({P, outputs});
+  const at::Tensor ix = indices.reshape({P, outputs}).to(positions);
+  const at::Tensor here = at::arange(plane, self.options().dtype(positions)).view({1, plane});
+  const at::Tensor zero = at::scalar_tensor(0, g.options());
+  std::vector<int64_t> r(n, 0);
+  while (true) {
+    // The candidate output of each input position for this r (flat, clamped) and whether it exists.
+    at::Tensor flat, exists;
+    int64_t stride = 1;
+    for (int64_t d = n - 1; d >= 0; --d) {
+      const Candidates& c = dims[d];
+      std::vector<int64_t> o(c.lo.size());
+      std::vector<float> ok(c.lo.size());
+      for (const size_t i : c10::irange(c.lo.size())) {
+        o[i] = std::min(c.lo[i] + r[d], c.output - 1) * stride;
+        ok[i] = c.lo[i] + r[d] < c.output ? 1.f : 0.f;
+      }
+      std::vector<int64_t> shape(n, 1);
+      shape[d] = static_cast<int64_t>(o.size());
+      const at::Tensor od = at::tensor(o, at::kLong).to(self.device()).view(shape);
+      const at::Tensor okd = at::tensor(ok, at::kFloat).to(self.device()).view(shape);
+      flat = flat.defined() ? flat.add(od) : od;
+      exists = exists.defined() ? exists.mul(okd) : okd;
+      stride *= c.output;
+    }
+    const at::Tensor read = flat.expand(std::vector<int64_t>(inputs.begin() + 1, inputs.end())).reshape({1, plane});
+    const at::Tensor picked = ix.gather(1, read.expand({P, plane})).eq(here);
+    const at::Tensor counts = exists.expand(std::vector<int64_t>(inputs.begin() + 1, inputs.end())).reshape({1, plane}).gt(0);
+    grad_input.add_(at::where(counts, at::where(picked, g.gather(1, read.expand({P, plane})), zero), zero));
+    // The next r, the last dim fastest (output order).
+    int64_t d = n - 1;
+    while (d >= 0 && ++r[d] == dims[d].R) r[d--] = 0;
+    if (d < 0) break;
+  }
   return grad_input.view(self.sizes());
 }
 
@@ -218,7 +307,12 @@ std::optional<Tensors2> adaptive_max_pool3d(const at::Tensor& self, at::IntArray
 
 std::optional<at::Tensor> adaptive_max_pool3d_backward(const at::Tensor& grad_output, const at::Tensor& self,
                                                        const at::Tensor& indices) {
-  return scatter_back(grad_output, self, indices, 3);
+  if (self.dim() != 4 && self.dim() != 5) return std::nullopt;
+  std::vector<Candidates> dims;
+  for (const int64_t d : c10::irange(3)) {
+    dims.push_back(adaptive_candidates(self.size(self.dim() - 3 + d), grad_output.size(grad_output.dim() - 3 + d)));
+  }
+  return gather_back(grad_output, self, indices, dims);
 }
 
 // ---- fractional_max_pool2d / 3d -----------------------------------------------------------------------------
@@ -253,8 +347,16 @@ std::optional<Tensors2> fractional_max_pool(const at::Tensor& self, at::IntArray
 
 template <int64_t Spatial>
 std::optional<at::Tensor> fractional_max_pool_backward(const at::Tensor& grad_output, const at::Tensor& self,
-                                                       at::IntArrayRef, at::IntArrayRef, const at::Tensor& indices) {
-  return scatter_back(grad_output, self, indices, Spatial);
+                                                       at::IntArrayRef kernel_size, at::IntArrayRef output_size,
+                                                       const at::Tensor& indices) {
+  if (kernel_size.size() != Spatial || output_size.size() != Spatial || self.dim() < Spatial) return std::nullopt;
+  std::vector<Candidates> dims;
+  for (const int64_t d : c10::irange(Spatial)) {
+    const int64_t input = self.size(self.dim() - Spatial + d);
+    if (output_size[d] <= 0 || kernel_size[d] <= 0 || output_size[d] + kernel_size[d] - 1 > input) return std::nullopt;
+    dims.push_back(fractional_candidates(input, output_size[d], kernel_size[d]));
+  }
+  return gather_back(grad_output, self, indices, dims);
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
