@@ -35,8 +35,9 @@ def both(fn, x, *args, device, grad=True, dtype=None):
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("shape,pad", [((1, 3, 4, 4), (-1, 1, -2, 1)), ((2, 3, 5, 6), (4, -3, 2, 3)),
                                        ((2, 3, 7), (3, 6)), ((1, 2, 3, 4, 5), (1, 1, 2, 2, -1, 1))])
-def test_reflection_pad(gpu_device, dtype, shape, pad):
-    both(lambda u: F.pad(u, pad, mode="reflect"), make(shape, dtype), device=gpu_device)
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_reflection_and_replication_pad(gpu_device, dtype, shape, pad, mode):
+    both(lambda u: F.pad(u, pad, mode=mode), make(shape, dtype), device=gpu_device)
 
 
 def test_reflection_pad_complex(gpu_device):

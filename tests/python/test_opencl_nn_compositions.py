@@ -23,13 +23,22 @@ def both(name, fn, x, *args, rtol=1e-5, atol=1e-5, **kwargs):
 """
 
 
-def test_reflection_pad_crops_and_backward(runtime):
+def test_reflection_and_replication_pad_crops_and_backward(runtime):
     run_ops_strictly(GRAD_HELPER + """
 for shape, pad in [((1, 3, 4, 4), (-1, 1, -2, 1)), ((2, 3, 5, 6), (4, -3, 2, 3)), ((3, 5, 5), (0, 2, 0, 1)),
                    ((2, 3, 7), (3, 6)), ((1, 2, 3, 4, 5), (1, 1, 2, 2, -1, 1)), ((2, 3, 4, 4), (3, 3, 3, 3))]:
     both(f"reflect {shape} {pad}", lambda u: F.pad(u, pad, mode="reflect"), r(*shape))
+for shape, pad in [((1, 3, 4, 4), (-1, 1, -2, 1)), ((2, 3, 5, 6), (7, -3, 2, 3)), ((2, 3, 7), (3, 9)),
+                   ((1, 2, 3, 4, 5), (1, 1, 2, 2, -1, 1))]:
+    both(f"replicate {shape} {pad}", lambda u: F.pad(u, pad, mode="replicate"), r(*shape), rtol=1e-5, atol=1e-5)
 z = torch.complex(r(2, 3, 4, 4), r(2, 3, 4, 4))
 check("reflect complex crop", F.pad(z.to(d), (-1, 1, -2, 1), mode="reflect"), F.pad(z, (-1, 1, -2, 1), mode="reflect"))
+for mode in ("reflect", "replicate"):
+    zd = z.to(d).requires_grad_()
+    F.pad(zd, (2, 1, -1, 3), mode=mode).abs().sum().backward()
+    zc = z.clone().requires_grad_()
+    F.pad(zc, (2, 1, -1, 3), mode=mode).abs().sum().backward()
+    check(f"{mode} complex backward", zd.grad, zc.grad)
 """)
 
 

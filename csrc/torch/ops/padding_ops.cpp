@@ -3,11 +3,11 @@
 // i reads input position source(i) = i - before, reflected about the edges (reflect) or clamped to them (replicate),
 // one index_select per dimension. Negative padding crops, in both modes (ATen allows it for reflect too, as long as
 // each padding stays below the dimension's size).
-// The backward of reflect needs no atomics: along one dimension the output positions fall into at most three runs
+// The backward needs no atomics: along one dimension the output positions fall into at most three runs
 // (reflected about the start, inside, reflected about the end), each of which maps one to one onto a run of input
-// positions, so the gradient is three slice additions (two of them reversed). Replicate's backward adds each
-// output gradient into the input position it was read from with index_add. Padding that ATen would refuse and
-// inputs of the wrong rank keep ATen's route and its errors.
+// positions, so the gradient is three slice additions (two of them reversed); replicate's likewise, its outer runs
+// summed onto the edge positions. Padding that ATen would refuse and inputs of the wrong rank keep ATen's route
+// and its errors.
 #include <ATen/ops/empty.h>
 #include <ATen/ops/zeros.h>
 #include <torch/library.h>
@@ -80,15 +80,19 @@ bool pad_out(const at::Tensor& self, c10::SymIntArrayRef padding, at::Tensor& ou
   return write_out(pad<M, Count>(self, padding), out);
 }
 
-// The gradient along one reflected dimension of g (the output's size there) for an input of `size`: the output
-// runs [0, before) (input positions before..1), [before, before + size) (0..size-1) and the rest (size-2 down),
-// each clipped to the output (negative padding crops), added onto zeros as slices, the reflected ones reversed.
-at::Tensor reflect_backward_along(const at::Tensor& g, int64_t dim, int64_t size, int64_t before) {
+// The gradient along one padded dimension of g (the output's size there) for an input of `size`. The output runs
+// [0, before), [before, before + size) and the rest, each clipped to the output (negative padding crops): the
+// middle one reads input positions 0..size-1; the first reads before..1 reflected, or position 0 replicated; the
+// last size-2 down reflected, or position size-1 replicated. Each run is added onto zeros as a slice (reversed
+// where reflected) or as its sum (replicated): no atomics.
+template <Mode M>
+at::Tensor backward_along(const at::Tensor& g, int64_t dim, int64_t size, int64_t before) {
   const int64_t out = g.size(dim);
   auto sizes = g.sizes().vec();
   sizes[dim] = size;
   at::Tensor grad_input = at::zeros(sizes, g.options());
-  // Output run [lo, hi) onto input positions starting at `first` and going up (+1) or down (-1).
+  // Output run [lo, hi) onto input positions starting at `first` and going up (+1) or down (-1), or all onto
+  // `first` (0).
   const auto add_run = [&](int64_t lo, int64_t hi, int64_t first, int64_t direction) {
     lo = std::max<int64_t>(lo, 0);
     hi = std::min<int64_t>(hi, out);
@@ -98,36 +102,32 @@ at::Tensor reflect_backward_along(const at::Tensor& g, int64_t dim, int64_t size
     const at::Tensor run = g.narrow(dim, lo, n);
     if (direction > 0) {
       grad_input.narrow(dim, start, n).add_(run);
-    } else {
+    } else if (direction < 0) {
       grad_input.narrow(dim, start - n + 1, n).add_(run.flip(dim));
+    } else {
+      grad_input.narrow(dim, first, 1).add_(run.sum(dim, /*keepdim=*/true));
     }
   };
-  add_run(0, before, before, -1);                          // position before - i
-  add_run(before, before + size, -before, 1);              // position i - before
-  add_run(before + size, out, 2 * (size - 1) + before, -1);  // position 2 (size - 1) - (i - before)
+  add_run(before, before + size, -before, 1);  // position i - before
+  if (M == Mode::Reflect) {
+    add_run(0, before, before, -1);                            // position before - i
+    add_run(before + size, out, 2 * (size - 1) + before, -1);  // position 2 (size - 1) - (i - before)
+  } else {
+    add_run(0, before, 0, 0);
+    add_run(before + size, out, size - 1, 0);
+  }
   return grad_input;
 }
 
-// The gradient of self: each dimension's output gradients added back, the last padded dimension first.
+// The gradient of self: each dimension's output gradients added back, the last padded dimension first. (Complex
+// gradients too: slice additions and sums of complex tensors are native.)
 template <Mode M, int64_t Count>
 std::optional<at::Tensor> pad_backward(const at::Tensor& grad, const at::Tensor& self, c10::SymIntArrayRef padding) {
   const std::optional<Plan> p = plan(self, padding, Count, M);
-  if (!p) return std::nullopt;
-  const at::ScalarType type = grad.scalar_type();
-  // Complex gradients are summed the same way (slice additions of complex tensors are native); replicate's
-  // index_add is not, for them.
-  if (!at::isFloatingType(type) && !(M == Mode::Reflect && at::isComplexType(type))) return std::nullopt;
+  if (!p || !(at::isFloatingType(grad.scalar_type()) || at::isComplexType(grad.scalar_type()))) return std::nullopt;
   at::Tensor g = grad;
   for (size_t k = 0; k < p->dims.size(); ++k) {
-    const int64_t dim = p->dims[k];
-    if (M == Mode::Reflect) {
-      g = reflect_backward_along(g, dim, self.size(dim), p->before[k]);
-      continue;
-    }
-    auto sizes = g.sizes().vec();
-    sizes[dim] = self.size(dim);
-    g = at::zeros(sizes, g.options())
-            .index_add_(dim, source_positions(self.size(dim), p->before[k], p->after[k], M, self.device()), g);
+    g = backward_along<M>(g, p->dims[k], self.size(p->dims[k]), p->before[k]);
   }
   return g;
 }
