@@ -250,7 +250,7 @@ std::optional<at::Tensor> native_segment_reduce_backward(const at::Tensor& grad,
   TORCH_CHECK(grad.sizes() == output.sizes(), "segment_reduce(): Expected grad and output have the same sizes.");
   const Reduce r = reduction_of(reduce);
   const Segments g = segments_of(data, index, by_offsets, axis);
-  at::Tensor grad_input = at::zeros({g.B, g.L, g.I}, data.options());
+  const at::Tensor grad_input = at::zeros({g.B, g.L, g.I}, data.options());  // for the early returns
   if (g.S == 0 || g.L == 0 || g.B == 0 || g.I == 0) return grad_input.view(data.sizes());
   const Membership m = membership_of(g);
   const at::Tensor x = data.contiguous().view({g.B, g.L, g.I});
