@@ -266,5 +266,37 @@ TYPED_TEST(DenseLinalg, SingularValuesThinFullAndRankDeficient) {
   }
 }
 
+TYPED_TEST(DenseLinalg, LdlFactorsAndSolvesWithBunchKaufmanPivots) {
+  using S = TypeParam;
+  const int64_t n = 6;
+  for (bool hermitian : {false, true}) {
+    for (int variant = 0; variant < 2; ++variant) {
+      Dense<S> b = random_matrix<S>(n, n, 12 + variant);
+      Dense<S> a(n, n);
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          const S other = hermitian ? conj_of(b(j, i)) : b(j, i);
+          a(i, j) = b(i, j) + other;
+        }
+      if (variant == 1) {  // a zero diagonal: every pivot must be a 2x2 block or an interchange
+        for (int64_t i = 0; i < n; ++i) a(i, i) = from<S>(0, 0);
+      }
+      Dense<S> ld = a;
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = i + 1; j < n; ++j) ld(i, j) = from<S>(77, 3);  // the upper triangle is never read
+      std::vector<int32_t> pivots(n);
+      int32_t info = -1;
+      ldl_factor_lower<S, double>(ld.ref(), pivots.data(), 1, &info, hermitian);
+      EXPECT_EQ(info, 0);
+      bool two_by_two = false;
+      for (int64_t k = 0; k < n; ++k) two_by_two |= pivots[k] < 0;
+      if (variant == 1) EXPECT_TRUE(two_by_two);
+      Dense<S> x = random_matrix<S>(n, 1, 20), rhs = product(a, x);
+      ldl_solve_lower<S, double>(ld.ref(), pivots.data(), 1, rhs.data.data(), 1, hermitian);
+      EXPECT_LT(max_difference(rhs, x), 1e-10) << "hermitian " << hermitian << ", variant " << variant;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hal_gpu::linalg

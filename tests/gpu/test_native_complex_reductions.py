@@ -89,7 +89,8 @@ def test_vecdot_and_vdot_real(gpu_device, dtype):
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_trunc_division_of_half_types(gpu_device, dtype):
-    # The quotient truncated as the CPU truncates it: of the float quotient, before rounding to the half type.
+    # The quotient truncated as the CPU truncates it: rounded to the half type first, then truncated (so 261.99,
+    # which rounds to 262 in float16, truncates to 262).
     x, y = make((64, 64), dtype, -100, 100, seed=3), make((64, 64), dtype, -3, 3, seed=4)
     y[y == 0] = 1
     got = on_device(lambda a, b: torch.div(a, b, rounding_mode="trunc"), x, y, device=gpu_device)

@@ -78,12 +78,14 @@ std::optional<at::Tensor> cat(const at::ITensorListRef& tensor_list, int64_t dim
     if (t.numel() > 0) {
       sizes[wrapped] = size;
       KernelArgs args;
+      // KernelArgs reads an input's sizes and strides at the launch: the real view must live until then.
+      const at::Tensor pairs = complex ? at::view_as_real(t) : at::Tensor();
       if (complex) {  // [..., 2] real views: a trailing pair of stride 1, the other strides doubled
         std::vector<int64_t> pair_sizes(sizes), pair_strides;
         pair_sizes.push_back(2);
         for (int64_t st : out.strides()) pair_strides.push_back(st * 2);
         pair_strides.push_back(1);
-        args.input(at::view_as_real(t))
+        args.input(pairs)
             .raw_output(base + offset * step, c10::toRealValueType(dtype), pair_sizes, pair_strides);
       } else {
         args.input(t).raw_output(base + offset * step, dtype, sizes, out.strides());

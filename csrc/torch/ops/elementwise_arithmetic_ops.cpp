@@ -1,6 +1,8 @@
 // add, sub, mul, div (with rounding modes), rsub and relu, through the elementwise forms (the iterator that
 // ATen's own structured kernel builds: same broadcasting, promotion and casting checks).
 #include <ATen/native/BinaryOps.h>
+#include <ATen/ops/result_type.h>
+#include <ATen/ops/trunc.h>
 #include <torch/library.h>
 
 #include "ops/complex_by_real_view.h"
@@ -68,18 +70,42 @@ bool div_inplace(at::Tensor& self, const at::Tensor& other) {
 bool div_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
   return run_into(HAL_OP_DIV, Form::BinaryFloat, out, {&self, &other}, {int64_t{0}});
 }
+// The CPU truncates a float16 / bfloat16 quotient after rounding it to that type, so a quotient just below an
+// integer that rounds up to it truncates to that integer (found on the H200: 261.99 gives 262 there). Those types
+// take the same order here: the true quotient in the type, then trunc.
+bool rounds_before_truncating(const at::Tensor& self, const at::Tensor& other, int64_t rounding) {
+  if (rounding != 1) return false;
+  const at::ScalarType t = at::result_type(self, other);
+  return t == at::kHalf || t == at::kBFloat16;
+}
+
 std::optional<at::Tensor> div_mode(const at::Tensor& self, const at::Tensor& other,
                                    std::optional<c10::string_view> mode) {
   const int64_t rounding = rounding_of(mode);
+  if (rounds_before_truncating(self, other, rounding)) {
+    std::optional<at::Tensor> quotient = div_tensor(self, other);
+    if (quotient) quotient->trunc_();
+    return quotient;
+  }
   return run_functional(HAL_OP_DIV, div_form(rounding), {&self, &other}, {rounding});
 }
 bool div_mode_inplace(at::Tensor& self, const at::Tensor& other, std::optional<c10::string_view> mode) {
   const int64_t rounding = rounding_of(mode);
+  if (rounds_before_truncating(self, other, rounding)) {
+    if (!div_inplace(self, other)) return false;
+    self.trunc_();
+    return true;
+  }
   return run_into(HAL_OP_DIV, div_form(rounding), self, {&self, &other}, {rounding});
 }
 bool div_mode_out(const at::Tensor& self, const at::Tensor& other, std::optional<c10::string_view> mode,
                   at::Tensor& out) {
   const int64_t rounding = rounding_of(mode);
+  if (rounds_before_truncating(self, other, rounding) && out.scalar_type() == at::result_type(self, other)) {
+    if (!div_out(self, other, out)) return false;
+    out.trunc_();
+    return true;
+  }
   return run_into(HAL_OP_DIV, div_form(rounding), out, {&self, &other}, {rounding});
 }
 

@@ -18,6 +18,8 @@
 #include <ATen/ops/linalg_cholesky_ex_native.h>
 #include <ATen/ops/linalg_householder_product_native.h>
 #include <ATen/ops/linalg_inv_ex_native.h>
+#include <ATen/ops/linalg_ldl_factor_ex_native.h>
+#include <ATen/ops/linalg_ldl_solve_native.h>
 #include <ATen/ops/linalg_lu_factor_ex_native.h>
 #include <ATen/ops/linalg_lu_native.h>
 #include <ATen/ops/linalg_lu_solve_native.h>
@@ -273,6 +275,30 @@ std::optional<std::tuple<Tensor&, Tensor&>> native_qr_out(const Tensor& A, c10::
   return write_out(native_qr(A, mode), Q, R);
 }
 
+std::optional<Tensors3> native_ldl_factor_ex(const Tensor& A, bool hermitian, bool check_errors) {
+  if (!runs_natively(A)) return std::nullopt;
+  Functional<at::native::structured_linalg_ldl_factor_ex_out, 3> op;
+  op.meta(A, hermitian, check_errors);
+  op.impl(A, hermitian, check_errors, op.outputs[0], op.outputs[1], op.outputs[2]);
+  return Tensors3(op.outputs[0], op.outputs[1], op.outputs[2]);
+}
+std::optional<std::tuple<Tensor&, Tensor&, Tensor&>> native_ldl_factor_ex_out(const Tensor& A, bool hermitian,
+                                                                              bool check_errors, Tensor& LD,
+                                                                              Tensor& pivots, Tensor& info) {
+  return write_out(native_ldl_factor_ex(A, hermitian, check_errors), LD, pivots, info);
+}
+
+std::optional<Tensor> native_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
+  if (!runs_natively(LD)) return std::nullopt;
+  Functional<at::native::structured_linalg_ldl_solve_out, 1> op;
+  op.meta(LD, pivots, B, hermitian);
+  op.impl(LD, pivots, B, hermitian, op.outputs[0]);
+  return op.outputs[0];
+}
+bool native_ldl_solve_out(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian, Tensor& out) {
+  return write_out(native_ldl_solve(LD, pivots, B, hermitian), out);
+}
+
 // ---- Kernels that are not structured: ATen's own, device-generic around the stubs --------------------------------
 
 std::optional<Tensor> native_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular) {
@@ -369,6 +395,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   HAL_NATIVE(m, _linalg_svd_U, "_linalg_svd.U", launches(HAL_OP_SINGULAR_VALUES), native_svd_out);
   HAL_NATIVE(m, linalg_qr, "linalg_qr", launches(HAL_OP_HOUSEHOLDER_QR, HAL_OP_APPLY_HOUSEHOLDER), native_qr);
   HAL_NATIVE(m, linalg_qr_out, "linalg_qr.out", launches(HAL_OP_HOUSEHOLDER_QR, HAL_OP_APPLY_HOUSEHOLDER), native_qr_out);
+  HAL_NATIVE(m, linalg_ldl_factor_ex, "linalg_ldl_factor_ex", launches(HAL_OP_LDL_FACTOR), native_ldl_factor_ex);
+  HAL_NATIVE(m, linalg_ldl_factor_ex_out, "linalg_ldl_factor_ex.out", launches(HAL_OP_LDL_FACTOR),
+             native_ldl_factor_ex_out);
+  HAL_NATIVE(m, linalg_ldl_solve, "linalg_ldl_solve", launches(HAL_OP_LDL_SOLVE), native_ldl_solve);
+  HAL_NATIVE(m, linalg_ldl_solve_out, "linalg_ldl_solve.out", launches(HAL_OP_LDL_SOLVE), native_ldl_solve_out);
   HAL_NATIVE(m, linalg_solve_triangular, "linalg_solve_triangular", launches(HAL_OP_TRIANGULAR_SOLVE), native_solve_triangular);
   HAL_NATIVE(m, linalg_solve_triangular_out, "linalg_solve_triangular.out", launches(HAL_OP_TRIANGULAR_SOLVE), native_solve_triangular_out);
   HAL_NATIVE(m, cholesky, "cholesky", launches(HAL_OP_CHOLESKY), native_cholesky);

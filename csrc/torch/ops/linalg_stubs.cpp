@@ -295,6 +295,38 @@ void ormqr(const at::Tensor& input, const at::Tensor& tau, const at::Tensor& oth
   copy_back(other, c);
 }
 
+// ---- LDL (Bunch-Kaufman) ------------------------------------------------------------------------------------------
+
+// ATen asks for the lower form (xSYTRF / xHETRF with UPLO 'L'): the only one the kernels have.
+void ldl_factor(const at::Tensor& LD, const at::Tensor& pivots, const at::Tensor& infos, bool upper, bool hermitian) {
+  TORCH_CHECK(!upper, "torch_hal: the LDL factorization is available in its lower form only");
+  at::Tensor a = working_copy(LD);
+  at::Tensor piv = int32_batch(LD, {a.size(0), a.size(-1)});
+  at::Tensor info = int32_batch(LD, {a.size(0)});
+  Operands args;
+  args.output(a).output(piv).output(info);
+  args.scalar(LD.is_complex()).scalar(hermitian);
+  run(LD, HAL_OP_LDL_FACTOR, args, "an LDL factorization");
+  copy_back(LD, a);
+  copy_back(pivots, piv);
+  copy_back(infos, info);
+}
+
+void ldl_solve(const at::Tensor& LD, const at::Tensor& pivots, const at::Tensor& B, bool upper, bool hermitian) {
+  TORCH_CHECK(!upper, "torch_hal: the LDL factorization is available in its lower form only");
+  std::vector<int64_t> ld_shape = batch_sizes(B, 2), pivot_shape = batch_sizes(B, 2);
+  ld_shape.insert(ld_shape.end(), {LD.size(-2), LD.size(-1)});
+  pivot_shape.push_back(pivots.size(-1));
+  const at::Tensor ld = working_copy(lapack_view(LD).expand(ld_shape));
+  const at::Tensor piv = pivots.expand(pivot_shape).reshape({ld.size(0), pivots.size(-1)}).contiguous();
+  at::Tensor b = working_copy(lapack_view(B));
+  Operands args;
+  args.input(ld).input(piv).output(b);
+  args.scalar(LD.is_complex()).scalar(hermitian);
+  run(B, HAL_OP_LDL_SOLVE, args, "an LDL solve");
+  copy_back(lapack_view(B), b);
+}
+
 // ---- Eigenvalues and singular values -------------------------------------------------------------------------------
 
 void eigh(const at::Tensor& eigenvalues, const at::Tensor& eigenvectors, const at::Tensor& infos, bool upper,
@@ -383,4 +415,6 @@ REGISTER_PRIVATEUSE1_DISPATCH(orgqr_stub, &torch_hal::native::linalg::orgqr)
 REGISTER_PRIVATEUSE1_DISPATCH(ormqr_stub, &torch_hal::native::linalg::ormqr)
 REGISTER_PRIVATEUSE1_DISPATCH(linalg_eigh_stub, &torch_hal::native::linalg::eigh)
 REGISTER_PRIVATEUSE1_DISPATCH(svd_stub, &torch_hal::native::linalg::svd)
+REGISTER_PRIVATEUSE1_DISPATCH(ldl_factor_stub, &torch_hal::native::linalg::ldl_factor)
+REGISTER_PRIVATEUSE1_DISPATCH(ldl_solve_stub, &torch_hal::native::linalg::ldl_solve)
 }  // namespace at::native

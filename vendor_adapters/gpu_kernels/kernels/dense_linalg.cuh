@@ -263,6 +263,195 @@ __host__ __device__ void apply_householder(MatrixRef<S> v, const S* tau, int64_t
   }
 }
 
+// The Bunch-Kaufman pivot measure: |x| for real x, |re| + |im| (xCABS1) for complex; `real_part_only` measures a
+// Hermitian matrix's diagonal entry by its real part, as xHETF2 does.
+template <class S, class W>
+__host__ __device__ __forceinline__ W bunch_kaufman_size(S x, bool real_part_only) {
+  if (real_part_only) {
+    const W r = real_of(x);
+    return r < W(0) ? -r : r;
+  }
+  return pivot_size(x);
+}
+// conj(x) for a Hermitian factorization, x for a symmetric one.
+template <class S>
+__host__ __device__ __forceinline__ S conj_if(S x, bool hermitian) {
+  return hermitian ? conj_of(x) : x;
+}
+template <class S, class W>
+__host__ __device__ __forceinline__ S real_scalar(W x) {
+  return make_scalar(x, W(0), static_cast<S*>(nullptr));
+}
+
+// xSYTF2 / xHETF2 with UPLO = 'L': A = L D L^T (L D L^H when `hermitian`) by Bunch-Kaufman diagonal pivoting,
+// L and the 1x1 and 2x2 blocks of D written over the lower triangle (only it is read), pivots as LAPACK stores
+// them (k for a 1x1 block at k, -p on both rows of a 2x2 block, 1-based). info: 0, or the first zero pivot.
+template <class S, class W>
+__host__ __device__ void ldl_factor_lower(MatrixRef<S> a, int32_t* pivots, int64_t pivot_stride, int32_t* info,
+                                          bool hermitian) {
+  const int64_t n = a.rows;
+  const W alpha = (W(1) + ::sqrt(W(17))) / W(8);
+  int32_t first_zero = 0;
+  int64_t k = 0;
+  while (k < n) {
+    int64_t step = 1, kp = k;
+    const W absakk = bunch_kaufman_size<S, W>(a(k, k), hermitian);
+    int64_t imax = k;
+    W colmax = W(0);
+    for (int64_t i = k + 1; i < n; ++i) {
+      const W size = pivot_size(a(i, k));
+      if (i == k + 1 || size > colmax) colmax = size, imax = i;
+    }
+    if ((absakk > colmax ? absakk : colmax) == W(0) || absakk != absakk) {
+      if (first_zero == 0) first_zero = static_cast<int32_t>(k + 1);
+      if (hermitian) a(k, k) = real_scalar<S, W>(real_of(a(k, k)));
+    } else {
+      if (!(absakk >= alpha * colmax)) {
+        W rowmax = W(0);
+        for (int64_t j = k; j < imax; ++j) {
+          const W size = pivot_size(a(imax, j));
+          if (size > rowmax) rowmax = size;
+        }
+        for (int64_t j = imax + 1; j < n; ++j) {
+          const W size = pivot_size(a(j, imax));
+          if (size > rowmax) rowmax = size;
+        }
+        if (absakk >= alpha * colmax * (colmax / rowmax)) {
+          kp = k;
+        } else if (bunch_kaufman_size<S, W>(a(imax, imax), hermitian) >= alpha * rowmax) {
+          kp = imax;
+        } else {
+          kp = imax;
+          step = 2;
+        }
+      }
+      const int64_t kk = k + step - 1;
+      if (kp != kk) {  // rows and columns kk and kp of the trailing matrix interchanged (its lower triangle)
+        for (int64_t i = kp + 1; i < n; ++i) swap_values(a(i, kk), a(i, kp));
+        for (int64_t j = kk + 1; j < kp; ++j) {
+          const S t = conj_if(a(j, kk), hermitian);
+          a(j, kk) = conj_if(a(kp, j), hermitian);
+          a(kp, j) = t;
+        }
+        if (hermitian) a(kp, kk) = conj_of(a(kp, kk));
+        swap_values(a(kk, kk), a(kp, kp));
+        if (hermitian) {
+          a(kk, kk) = real_scalar<S, W>(real_of(a(kk, kk)));
+          a(kp, kp) = real_scalar<S, W>(real_of(a(kp, kp)));
+        }
+        if (step == 2) {
+          if (hermitian) a(k, k) = real_scalar<S, W>(real_of(a(k, k)));
+          swap_values(a(k + 1, k), a(kp, k));
+        }
+      } else if (hermitian) {
+        a(k, k) = real_scalar<S, W>(real_of(a(k, k)));
+        if (step == 2) a(k + 1, k + 1) = real_scalar<S, W>(real_of(a(k + 1, k + 1)));
+      }
+      if (step == 1) {  // A22 -= x d11^-1 x^T (x^H), x /= d11
+        const S d11 = hermitian ? real_scalar<S, W>(W(1) / real_of(a(k, k)))
+                                : make_scalar(W(1), W(0), static_cast<S*>(nullptr)) / a(k, k);
+        for (int64_t j = k + 1; j < n; ++j) {
+          const S xj = conj_if(a(j, k), hermitian);
+          for (int64_t i = j; i < n; ++i) a(i, j) = a(i, j) - d11 * a(i, k) * xj;
+          if (hermitian) a(j, j) = real_scalar<S, W>(real_of(a(j, j)));
+        }
+        for (int64_t i = k + 1; i < n; ++i) a(i, k) = d11 * a(i, k);
+      } else if (k + 2 < n) {
+        if (hermitian) {
+          const W d = ::sqrt(abs2(a(k + 1, k)));
+          const W d11 = real_of(a(k + 1, k + 1)) / d, d22 = real_of(a(k, k)) / d;
+          const W tt = W(1) / (d11 * d22 - W(1));
+          const S d21 = a(k + 1, k) / real_scalar<S, W>(d);
+          const W scale = tt / d;
+          for (int64_t j = k + 2; j < n; ++j) {
+            const S wk = scale * (d11 * a(j, k) - d21 * a(j, k + 1));
+            const S wkp1 = scale * (d22 * a(j, k + 1) - conj_of(d21) * a(j, k));
+            for (int64_t i = j; i < n; ++i) a(i, j) = a(i, j) - a(i, k) * conj_of(wk) - a(i, k + 1) * conj_of(wkp1);
+            a(j, k) = wk;
+            a(j, k + 1) = wkp1;
+            a(j, j) = real_scalar<S, W>(real_of(a(j, j)));
+          }
+        } else {
+          const S one = make_scalar(W(1), W(0), static_cast<S*>(nullptr));
+          S d21 = a(k + 1, k);
+          const S d11 = a(k + 1, k + 1) / d21, d22 = a(k, k) / d21;
+          const S t = one / (d11 * d22 - one);
+          d21 = t / d21;
+          for (int64_t j = k + 2; j < n; ++j) {
+            const S wk = d21 * (d11 * a(j, k) - a(j, k + 1));
+            const S wkp1 = d21 * (d22 * a(j, k + 1) - a(j, k));
+            for (int64_t i = j; i < n; ++i) a(i, j) = a(i, j) - a(i, k) * wk - a(i, k + 1) * wkp1;
+            a(j, k) = wk;
+            a(j, k + 1) = wkp1;
+          }
+        }
+      }
+    }
+    if (step == 1) {
+      pivots[k * pivot_stride] = static_cast<int32_t>(kp + 1);
+    } else {
+      pivots[k * pivot_stride] = static_cast<int32_t>(-(kp + 1));
+      pivots[(k + 1) * pivot_stride] = static_cast<int32_t>(-(kp + 1));
+    }
+    k += step;
+  }
+  *info = first_zero;
+}
+
+// xSYTRS / xHETRS with UPLO = 'L' on one right-hand side (b: n values at stride b_stride), from ldl_factor_lower's
+// factors and pivots.
+template <class S, class W>
+__host__ __device__ void ldl_solve_lower(MatrixRef<S> a, const int32_t* pivots, int64_t pivot_stride, S* b,
+                                         int64_t b_stride, bool hermitian) {
+  const int64_t n = a.rows;
+  const auto piv = [&](int64_t k) { return pivots[k * pivot_stride]; };
+  const auto bv = [&](int64_t i) -> S& { return b[i * b_stride]; };
+  // L D y = b.
+  int64_t k = 0;
+  while (k < n) {
+    if (piv(k) > 0) {
+      const int64_t kp = piv(k) - 1;
+      if (kp != k) swap_values(bv(k), bv(kp));
+      for (int64_t i = k + 1; i < n; ++i) bv(i) = bv(i) - a(i, k) * bv(k);
+      const S one = make_scalar(W(1), W(0), static_cast<S*>(nullptr));  // a reciprocal, as xSCAL applies it
+      bv(k) = (hermitian ? real_scalar<S, W>(W(1) / real_of(a(k, k))) : one / a(k, k)) * bv(k);
+      k += 1;
+    } else {
+      const int64_t kp = -piv(k) - 1;
+      if (kp != k + 1) swap_values(bv(k + 1), bv(kp));
+      for (int64_t i = k + 2; i < n; ++i) bv(i) = bv(i) - a(i, k) * bv(k) - a(i, k + 1) * bv(k + 1);
+      const S one = make_scalar(W(1), W(0), static_cast<S*>(nullptr));
+      const S akm1k = a(k + 1, k);
+      const S akm1 = a(k, k) / conj_if(akm1k, hermitian);
+      const S ak = a(k + 1, k + 1) / akm1k;
+      const S denom = akm1 * ak - one;
+      const S bkm1 = bv(k) / conj_if(akm1k, hermitian);
+      const S bk = bv(k + 1) / akm1k;
+      bv(k) = (ak * bkm1 - bk) / denom;
+      bv(k + 1) = (akm1 * bk - bkm1) / denom;
+      k += 2;
+    }
+  }
+  // L^T x = y (L^H).
+  k = n - 1;
+  while (k >= 0) {
+    if (piv(k) > 0) {
+      for (int64_t i = k + 1; i < n; ++i) bv(k) = bv(k) - conj_if(a(i, k), hermitian) * bv(i);
+      const int64_t kp = piv(k) - 1;
+      if (kp != k) swap_values(bv(k), bv(kp));
+      k -= 1;
+    } else {
+      for (int64_t i = k + 1; i < n; ++i) {
+        bv(k) = bv(k) - conj_if(a(i, k), hermitian) * bv(i);
+        bv(k - 1) = bv(k - 1) - conj_if(a(i, k - 1), hermitian) * bv(i);
+      }
+      const int64_t kp = -piv(k) - 1;
+      if (kp != k) swap_values(bv(k), bv(kp));
+      k -= 2;
+    }
+  }
+}
+
 // The unit-modulus phase of x (1 for 0): x = |x| phase.
 template <class W> __host__ __device__ __forceinline__ W phase_of(W x, W) { return x < W(0) ? W(-1) : W(1); }
 template <class W> __host__ __device__ __forceinline__ Complex<W> phase_of(Complex<W> x, W magnitude) {

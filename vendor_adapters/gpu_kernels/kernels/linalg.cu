@@ -122,6 +122,26 @@ __global__ void __launch_bounds__(kThreads) apply_householder_kernel(Batch<S> v,
 }
 
 template <class S>
+__global__ void __launch_bounds__(kThreads) ldl_kernel(Batch<S> a, Batch<int32_t> pivots, Batch<int32_t> info,
+                                                       bool hermitian) {
+  for (int64_t b = first_thread(); b < a.count; b += thread_stride()) {
+    linalg::ldl_factor_lower<S, double>(a.matrix(b), pivots.vector(b), pivots.row_stride, info.vector(b), hermitian);
+  }
+}
+
+// One thread per (matrix, right-hand side).
+template <class S>
+__global__ void __launch_bounds__(kThreads) ldl_solve_kernel(Batch<S> a, Batch<int32_t> pivots, Batch<S> rhs,
+                                                             bool hermitian) {
+  const int64_t total = rhs.count * rhs.cols;
+  for (int64_t e = first_thread(); e < total; e += thread_stride()) {
+    const int64_t b = e / rhs.cols, c = e % rhs.cols;
+    linalg::ldl_solve_lower<S, double>(a.matrix(b), pivots.vector(b), pivots.row_stride,
+                                       rhs.vector(b) + c * rhs.col_stride, rhs.row_stride, hermitian);
+  }
+}
+
+template <class S>
 __global__ void __launch_bounds__(kThreads) eigen_kernel(Batch<S> a, bool upper, Batch<double> w, Batch<S> v,
                                                          bool vectors, Batch<int32_t> info) {
   for (int64_t b = first_thread(); b < a.count; b += thread_stride()) {
@@ -213,6 +233,28 @@ hal_status_t launch_typed(const OpCall& call, bool cx) {
       if (v.rows != (left ? c.rows : c.cols) || tau.rows > v.rows) return HAL_STATUS_NOT_SUPPORTED;
       return run<apply_householder_kernel<S>>("apply_householder", call, c.count, v, tau, c, left,
                                               scalar_true(call.scalars[2]));
+    }
+    case HAL_OP_LDL_FACTOR: {
+      Batch<S> a;
+      Batch<int32_t> pivots, info;
+      if (!has_operands(call, 0, 3, 2) || !batch_of(call.outputs[0], f64, 3, cx, a) || a.rows != a.cols ||
+          !batch_of(call.outputs[1], DType::I32, 2, false, pivots) || pivots.count != a.count ||
+          pivots.rows != a.rows || !batch_of(call.outputs[2], DType::I32, 1, false, info) || info.count != a.count) {
+        return HAL_STATUS_NOT_SUPPORTED;
+      }
+      return run<ldl_kernel<S>>("ldl_factor", call, a.count, a, pivots, info, scalar_true(call.scalars[1]));
+    }
+    case HAL_OP_LDL_SOLVE: {
+      Batch<S> a, rhs;
+      Batch<int32_t> pivots;
+      if (!has_operands(call, 2, 1, 2) || !batch_of(call.inputs[0], f64, 3, cx, a) || a.rows != a.cols ||
+          !batch_of(call.inputs[1], DType::I32, 2, false, pivots) || pivots.count != a.count ||
+          pivots.rows != a.rows || !batch_of(call.outputs[0], f64, 3, cx, rhs) || rhs.count != a.count ||
+          rhs.rows != a.rows) {
+        return HAL_STATUS_NOT_SUPPORTED;
+      }
+      return run<ldl_solve_kernel<S>>("ldl_solve", call, rhs.count * rhs.cols, a, pivots, rhs,
+                                      scalar_true(call.scalars[1]));
     }
     case HAL_OP_HERMITIAN_EIGEN: {
       Batch<S> a, v;
