@@ -1,5 +1,8 @@
 #include "ops/complex_functions.h"
 
+#include <ATen/native/Resize.h>
+#include <ATen/ops/empty.h>
+
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -484,6 +487,41 @@ void compose_exact_power(Composer& c, const Parts& dst, const Parts& base, c10::
   if (e == 3.0) return store(c, dst, multiply(r, multiply(r, b, b), b));
   const Complex square = multiply(r, b, b);  // -2
   divide(c, dst, one, Parts{tensor(square.re), tensor(square.im)});
+}
+
+std::optional<at::Tensor> power_of_number(const c10::Scalar& base, at::ScalarType common, const at::Tensor& exponent,
+                                          const at::Tensor& out) {
+  if (exponent.device().is_cpu()) return std::nullopt;
+  if (common != at::kComplexFloat && common != at::kComplexDouble) return std::nullopt;
+  const c10::complex<double> b = base.toComplexDouble();
+  if (b == 0.0 || !std::isfinite(b.real()) || !std::isfinite(b.imag())) return std::nullopt;
+  const auto w = parts_of(exponent, common);
+  if (!w.has_value()) return std::nullopt;
+  at::Tensor result = out;
+  if (result.defined()) {
+    if (result.scalar_type() != common || result.is_conj() || result.is_neg() || result.is_alias_of(exponent)) {
+      return std::nullopt;
+    }
+    at::native::resize_output(result, exponent.sizes());
+  } else {
+    result = at::empty(exponent.sizes(), exponent.options().dtype(common));
+  }
+  if (result.numel() == 0) return result;
+  const at::ScalarType real = c10::toRealValueType(common);
+  // The base converted to the complex dtype, then its logarithm by std::log (the C library's clogf / clog).
+  std::complex<double> log_base;
+  if (real == at::kFloat) {
+    log_base = std::log(std::complex<float>(static_cast<float>(b.real()), static_cast<float>(b.imag())));
+  } else {
+    log_base = std::log(std::complex<double>(b.real(), b.imag()));
+  }
+  Composer c(result.sizes(), real, result.options());
+  Real r(c);
+  // exponent * log base as cpow's complex product (each product rounded, then the sum), then its exponential.
+  const Complex p = product(r, *w, Parts{number(log_base.real()), number(log_base.imag())});
+  store(c, views_of(result), exp_of(r, p.re, p.im));
+  if (!c.ok()) return std::nullopt;
+  return result;
 }
 
 std::optional<ComplexFunction> complex_function_of(hal_op_t op) {

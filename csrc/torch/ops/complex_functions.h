@@ -33,6 +33,18 @@ void compose_function(Composer& c, ComplexFunction f, const Parts& dst, const Pa
 bool is_exact_power(c10::complex<double> exponent);
 void compose_exact_power(Composer& c, const Parts& dst, const Parts& base, c10::complex<double> exponent);
 
+// pow(base, exponent) for a single base value (pow.Scalar's number, or pow.Tensor_Tensor's 0-dim self: ldexp's
+// 2 ** other, number ** z) and a result of complex dtype `common` (ATen's result type of the two): ATen's CPU kernel calls the C library's cpow, which is
+// cexp(exponent * clog(base)) rounded step by step in the real type. clog of the one base is taken here on the
+// host by the same C library function, so only the product and the exponential run as kernels, and the result
+// stays within the dtype's tolerance of the CPU's (a clog computed by float kernels is not: the exponential turns
+// an ulp of the logarithm times |exponent| into a relative error past complex64's tolerance). Into `out` when
+// defined (resized as ATen's out= does), else a new tensor. nullopt where this is not done: a real `common`, a base
+// of zero or not finite (cpow's special cases), an exponent parts_of does not take, an out of another dtype or
+// sharing the exponent's memory.
+std::optional<at::Tensor> power_of_number(const c10::Scalar& base, at::ScalarType common, const at::Tensor& exponent,
+                                          const at::Tensor& out);
+
 // dst (real, of the composer's dtype) = angle z = atan2(Im z, Re z), as ATen's kernel.
 void compose_angle(Composer& c, const at::Tensor& dst, const Parts& z);
 

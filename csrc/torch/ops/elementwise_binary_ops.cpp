@@ -1,5 +1,8 @@
 // Binary elementwise ops beside add/sub/mul/div (elementwise_arithmetic_ops.cpp): pow, maximum/minimum, remainder,
 // fmod, atan2, logical and bitwise ops, clamp_min/clamp_max with a tensor bound.
+#include <ATen/ops/result_type.h>
+
+#include "ops/complex_functions.h"
 #include "ops/elementwise_forms.h"
 
 namespace torch_hal::native {
@@ -23,11 +26,38 @@ bool pow_tensor_scalar_out(const at::Tensor& base, const c10::Scalar& exp, at::T
   check_integer_power(base, exp);
   return binary_scalar_out<HAL_OP_POW, Form::Binary>(base, exp, out);
 }
+// A complex power of a single base value (ldexp's 2 ** other, number ** z: a 0-dim self, a Python number) takes the
+// base's logarithm on the host as the CPU does (complex_functions.h): one value read back where the base is a 0-dim
+// device tensor. Other complex powers (and those power_of_number does not take) keep the elementwise route (its exact
+// exponent forms).
+bool single_base_of_complex_power(const at::Tensor& base, const at::Tensor& exp) {
+  return base.dim() == 0 && !exp.device().is_cpu() && (base.is_complex() || exp.is_complex());
+}
+std::optional<at::Tensor> pow_tensor_tensor(const at::Tensor& base, const at::Tensor& exp) {
+  if (single_base_of_complex_power(base, exp)) {
+    auto result = complex_by_real_view::power_of_number(base.item(), at::result_type(base, exp), exp, at::Tensor());
+    if (result.has_value()) return result;
+  }
+  return binary<HAL_OP_POW, Form::Binary>(base, exp);
+}
+bool pow_tensor_tensor_out(const at::Tensor& base, const at::Tensor& exp, at::Tensor& out) {
+  if (single_base_of_complex_power(base, exp) &&
+      complex_by_real_view::power_of_number(base.item(), at::result_type(base, exp), exp, out).has_value()) {
+    return true;
+  }
+  return binary_out<HAL_OP_POW, Form::Binary>(base, exp, out);
+}
 std::optional<at::Tensor> pow_scalar(const c10::Scalar& base, const at::Tensor& exp) {
+  if (base.isComplex() || exp.is_complex()) {
+    return complex_by_real_view::power_of_number(base, at::result_type(base, exp), exp, at::Tensor());
+  }
   const at::Tensor b = wrapped(base);
   return run_functional(HAL_OP_POW, Form::Binary, {&b, &exp});
 }
 bool pow_scalar_out(const c10::Scalar& base, const at::Tensor& exp, at::Tensor& out) {
+  if (base.isComplex() || exp.is_complex() || out.is_complex()) {
+    return complex_by_real_view::power_of_number(base, at::result_type(base, exp), exp, out).has_value();
+  }
   const at::Tensor b = wrapped(base);
   return run_into(HAL_OP_POW, Form::Binary, out, {&b, &exp});
 }
@@ -46,9 +76,9 @@ bool logical_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& ou
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   using enum Form;
-  HAL_NATIVE(m, pow_Tensor_Tensor, "pow.Tensor_Tensor", launches(HAL_OP_POW), binary<HAL_OP_POW, Binary>);
+  HAL_NATIVE(m, pow_Tensor_Tensor, "pow.Tensor_Tensor", launches(HAL_OP_POW), pow_tensor_tensor);
   HAL_NATIVE(m, pow__Tensor, "pow_.Tensor", launches(HAL_OP_POW), binary_<HAL_OP_POW, Binary>);
-  HAL_NATIVE(m, pow_Tensor_Tensor_out, "pow.Tensor_Tensor_out", launches(HAL_OP_POW), binary_out<HAL_OP_POW, Binary>);
+  HAL_NATIVE(m, pow_Tensor_Tensor_out, "pow.Tensor_Tensor_out", launches(HAL_OP_POW), pow_tensor_tensor_out);
   HAL_NATIVE(m, pow_Tensor_Scalar, "pow.Tensor_Scalar", launches(HAL_OP_POW), pow_tensor_scalar);
   HAL_NATIVE(m, pow__Scalar, "pow_.Scalar", launches(HAL_OP_POW), pow_tensor_scalar_);
   HAL_NATIVE(m, pow_Tensor_Scalar_out, "pow.Tensor_Scalar_out", launches(HAL_OP_POW), pow_tensor_scalar_out);

@@ -8,14 +8,21 @@
 // roundings follow the CPU's scalar path (see spacing and log_spacing), so the values match it bit for bit
 // where the CPU takes that path; its vectorized path (linspace of 2 * vector width or more elements) rounds
 // differently, by an ulp or so for floating outputs. Bool outputs keep ATen's route (its error); complex
-// linspace is this one part by part (complex_data_movement.h), complex logspace ATen's kernel.
+// linspace is this one part by part (complex_data_movement.h), complex logspace composed over the output's real
+// and imaginary views (complex_logspace_out).
 #include <ATen/Dispatch.h>
 #include <ATen/ops/arange.h>
+#include <ATen/ops/cos.h>
+#include <ATen/ops/view_as_real.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/pow.h>
+#include <ATen/ops/sin.h>
 #include <torch/library.h>
 
+#include <c10/util/complex.h>
+
 #include <cmath>
+#include <complex>
 #include <optional>
 #include <type_traits>
 
@@ -92,9 +99,52 @@ bool native_linspace_out(const at::Scalar& start, const at::Scalar& end, int64_t
   return true;
 }
 
+// Complex logspace. ATen's CPU kernel computes element i as std::pow(base, e) with `base` a double and e the
+// complex exponent in the output dtype (start + step i below halfway, end - step (steps - 1 - i) after, the complex
+// step (end - start) / (steps - 1) and each product and sum rounded to the output's real type). For a positive
+// base, std::pow(double, complex) is polar(base ** Re e, Im e ln base) in double, rounded to the output at the end:
+// the same here over the output's parts in its real type (moduli base ** Re e by the real pow kernel, angles
+// Im e * ln base, then modulus * cos and modulus * sin). A base of 0 or below (a complex logarithm of the base,
+// and pow's zero cases) keeps ATen's route, as do complex dtypes outside the real kernels (complex32).
+bool complex_logspace_out(const at::Scalar& start, const at::Scalar& end, int64_t steps, double base,
+                          at::Tensor& out) {
+  const at::ScalarType real = c10::toRealValueType(out.scalar_type());
+  if (!(base > 0) || (real != at::kFloat && real != at::kDouble) || out.is_conj() || out.is_neg()) return false;
+  if (out.numel() != steps) out.resize_({steps});
+  if (steps == 0) return true;
+  const auto in_real = [&](double v) { return real == at::kFloat ? static_cast<double>(static_cast<float>(v)) : v; };
+  const c10::complex<double> first = start.toComplexDouble(), last = end.toComplexDouble();
+  const double first_re = in_real(first.real()), first_im = in_real(first.imag());
+  const double last_re = in_real(last.real()), last_im = in_real(last.imag());
+  if (steps == 1) {  // CPU: pow(base, start) in complex double
+    out.fill_(c10::complex<double>(std::pow(base, std::complex<double>(first_re, first_im))));
+    return true;
+  }
+  // The step as c10::complex divides by a real count: each part rounded to the real type.
+  const double step_re = in_real(in_real(last_re - first_re) / static_cast<double>(steps - 1));
+  const double step_im = in_real(in_real(last_im - first_im) / static_cast<double>(steps - 1));
+  const at::Tensor parts = at::view_as_real(out);
+  const at::Tensor out_re = parts.select(-1, 0), out_im = parts.select(-1, 1);
+  const auto options = out_re.options();
+  const double log_base = std::log(base);
+  // The elements [begin, end) from origin + slope * index (a product then a sum, as the CPU rounds them).
+  auto write = [&](int64_t from, int64_t to, const at::Tensor& index, double origin_re, double origin_im,
+                   double slope_re, double slope_im) {
+    const at::Tensor e_re = index.mul(slope_re).add_(origin_re), e_im = index.mul(slope_im).add_(origin_im);
+    const at::Tensor modulus = at::pow(base, e_re), angle = e_im.mul(in_real(log_base));
+    out_re.slice(0, from, to).copy_(modulus.mul(at::cos(angle)));
+    out_im.slice(0, from, to).copy_(modulus.mul(at::sin(angle)));
+  };
+  const int64_t halfway = steps / 2;
+  if (halfway > 0) write(0, halfway, at::arange(halfway, options), first_re, first_im, step_re, step_im);
+  write(halfway, steps, at::arange(steps - 1 - halfway, -1, -1, options), last_re, last_im, -step_re, -step_im);
+  return true;
+}
+
 bool native_logspace_out(const at::Scalar& start, const at::Scalar& end, int64_t steps, double base,
                          at::Tensor& out) {
   TORCH_CHECK(steps >= 0, "number of steps must be non-negative");
+  if (out.is_complex()) return complex_logspace_out(start, end, steps, base, out);
   if (!spaceable(out.scalar_type())) return false;
   if (out.numel() != steps) out.resize_({steps});
   if (steps == 0) return true;
