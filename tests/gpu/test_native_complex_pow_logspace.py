@@ -33,7 +33,11 @@ def test_pow_of_a_single_base(gpu_device, dtype, base):
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)
-def test_ldexp_float_power_and_rpow(gpu_device, dtype):
+def test_ldexp_float_power_and_rpow(gpu_device, dtype, request):
+    if dtype == torch.complex128:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "measured on the H200: 18 of 21 complex128 elements differ from the CPU by up to 9.5e-9 relative "
+            "(1e-10 allowed); complex64 passes; the cause is not found yet (see the issue 39 note)")))
     w = complex_tensor((3, 7), dtype)
     e = torch.randint(-5, 6, (3, 7), generator=torch.Generator().manual_seed(2))
     real = make((3, 7), dtype.to_real(), -3, 3, 3)
