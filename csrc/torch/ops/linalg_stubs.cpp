@@ -21,6 +21,7 @@
 #include <array>
 #include <deque>
 #include <atomic>
+#include <utility>
 #include <vector>
 
 #include "dispatch/native_launch.h"
@@ -158,6 +159,19 @@ void swap_rows_in_place(const at::Tensor& pivots, const at::Tensor& b, bool reve
   run(b, HAL_OP_ROW_SWAPS, args, "row swaps");
 }
 
+// A factorization (matrix and pivots) as the solves take it: broadcast to the batch of the right-hand sides B
+// (ATen's lu_solve and ldl_solve leave that to the backend), the matrix as a working copy [batch, n, n], the
+// pivots as contiguous [batch, n].
+std::pair<at::Tensor, at::Tensor> factors_for(const at::Tensor& factors, const at::Tensor& pivots,
+                                              const at::Tensor& B) {
+  std::vector<int64_t> matrix_shape = batch_sizes(B, 2), pivot_shape = batch_sizes(B, 2);
+  matrix_shape.insert(matrix_shape.end(), {factors.size(-2), factors.size(-1)});
+  pivot_shape.push_back(pivots.size(-1));
+  at::Tensor matrix = working_copy(lapack_view(factors).expand(matrix_shape));
+  at::Tensor piv = pivots.expand(pivot_shape).reshape({matrix.size(0), pivots.size(-1)}).contiguous();
+  return {std::move(matrix), std::move(piv)};
+}
+
 // ---- LU ----------------------------------------------------------------------------------------------------------
 
 void lu_factor(const at::Tensor& input, const at::Tensor& pivots, const at::Tensor& infos, bool compute_pivots) {
@@ -177,11 +191,7 @@ void lu_factor(const at::Tensor& input, const at::Tensor& pivots, const at::Tens
 // A = P L U: A x = b is L U x = P^T b (LAPACK's swaps in order, then the two triangles); A^T x = b (A^H) is
 // U^T L^T P^T x = b: the triangles transposed (and conjugated), then the swaps in reverse.
 void lu_solve(const at::Tensor& LU, const at::Tensor& pivots, const at::Tensor& B, TransposeType trans) {
-  std::vector<int64_t> lu_shape = batch_sizes(B, 2), pivot_shape = batch_sizes(B, 2);
-  lu_shape.insert(lu_shape.end(), {LU.size(-2), LU.size(-1)});
-  pivot_shape.push_back(pivots.size(-1));
-  const at::Tensor lu = working_copy(lapack_view(LU).expand(lu_shape));
-  const at::Tensor piv = pivots.expand(pivot_shape).reshape({lu.size(0), pivots.size(-1)}).contiguous();
+  const auto [lu, piv] = factors_for(LU, pivots, B);
   at::Tensor b = working_copy(lapack_view(B));
   if (trans == TransposeType::NoTranspose) {
     swap_rows_in_place(piv, b, /*reverse=*/false);
@@ -314,11 +324,7 @@ void ldl_factor(const at::Tensor& LD, const at::Tensor& pivots, const at::Tensor
 
 void ldl_solve(const at::Tensor& LD, const at::Tensor& pivots, const at::Tensor& B, bool upper, bool hermitian) {
   TORCH_CHECK(!upper, "torch_hal: the LDL factorization is available in its lower form only");
-  std::vector<int64_t> ld_shape = batch_sizes(B, 2), pivot_shape = batch_sizes(B, 2);
-  ld_shape.insert(ld_shape.end(), {LD.size(-2), LD.size(-1)});
-  pivot_shape.push_back(pivots.size(-1));
-  const at::Tensor ld = working_copy(lapack_view(LD).expand(ld_shape));
-  const at::Tensor piv = pivots.expand(pivot_shape).reshape({ld.size(0), pivots.size(-1)}).contiguous();
+  const auto [ld, piv] = factors_for(LD, pivots, B);
   at::Tensor b = working_copy(lapack_view(B));
   Operands args;
   args.input(ld).input(piv).output(b);
