@@ -20,6 +20,7 @@
 
 #include <optional>
 #include <tuple>
+#include <utility>
 
 #include "dispatch/native_first.h"
 #include "ops/out_form.h"
@@ -100,6 +101,17 @@ Hinge hinge_of(const at::Tensor& x, const at::Tensor& target, const c10::Scalar&
   return h;
 }
 
+// What the forward and the backward share: ATen's checks, the frames, and the hinge of the input in its compute
+// type.
+std::pair<Frames, Hinge> multi_margin_problem(const at::Tensor& input, const at::Tensor& target,
+                                              const c10::Scalar& p, const c10::Scalar& margin,
+                                              const std::optional<at::Tensor>& weight) {
+  TORCH_CHECK(p.toLong() == 1 || p.toLong() == 2, "only p == 1 and p == 2 supported");
+  const Frames f = multi_margin_frames(input, target, weight);
+  const at::Tensor x = input.to(compute_type(input.scalar_type())).reshape({f.nframe, f.dim});
+  return {f, hinge_of(x, target, margin, weight, f)};
+}
+
 // `terms` where the hinge counts (z > 0, j != y), else 0.
 at::Tensor where_counts(const Hinge& h, const at::Tensor& terms) {
   const at::Tensor zero = at::scalar_tensor(0, terms.options());
@@ -110,11 +122,7 @@ std::optional<at::Tensor> native_multi_margin_loss(const at::Tensor& input, cons
                                                    const c10::Scalar& p, const c10::Scalar& margin,
                                                    const std::optional<at::Tensor>& weight, int64_t reduction) {
   if (!lossable(input, target)) return std::nullopt;
-  TORCH_CHECK(p.toLong() == 1 || p.toLong() == 2, "only p == 1 and p == 2 supported");
-  const Frames f = multi_margin_frames(input, target, weight);
-  const at::ScalarType compute = compute_type(input.scalar_type());
-  const at::Tensor x = input.to(compute).reshape({f.nframe, f.dim});
-  const Hinge h = hinge_of(x, target, margin, weight, f);
+  const auto [f, h] = multi_margin_problem(input, target, p, margin, weight);
   at::Tensor terms = p.toLong() == 1 ? h.z : h.z.mul(h.z);
   if (h.w.defined()) terms = terms.mul(h.w);
   const at::Tensor per_frame = where_counts(h, terms).sum(1).div_(static_cast<double>(f.dim));
@@ -134,11 +142,7 @@ std::optional<at::Tensor> native_multi_margin_loss_backward(const at::Tensor& gr
                                                             const std::optional<at::Tensor>& weight,
                                                             int64_t reduction) {
   if (!lossable(input, target)) return std::nullopt;
-  TORCH_CHECK(p.toLong() == 1 || p.toLong() == 2, "only p == 1 and p == 2 supported");
-  const Frames f = multi_margin_frames(input, target, weight);
-  const at::ScalarType compute = compute_type(input.scalar_type());
-  const at::Tensor x = input.to(compute).reshape({f.nframe, f.dim});
-  const Hinge h = hinge_of(x, target, margin, weight, f);
+  const auto [f, h] = multi_margin_problem(input, target, p, margin, weight);
   const double g = gradient_scale(reduction, f.nframe, f.dim);
   at::Tensor d = p.toLong() == 1 ? at::full_like(h.z, g) : h.z.mul(2 * g);
   if (h.w.defined()) d = d.mul(h.w);
