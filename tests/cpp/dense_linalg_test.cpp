@@ -298,5 +298,27 @@ TYPED_TEST(DenseLinalg, LdlFactorsAndSolvesWithBunchKaufmanPivots) {
   }
 }
 
+// float32 matrices are factored in float32 (linalg.cu's LDL_FACTOR): the same routine in W = float keeps its
+// pivots and its factors agree with the float64 ones to float32's rounding.
+TEST(DenseLinalgFloat32, LdlFactorsInFloat32AgreeWithFloat64) {
+  const int64_t n = 6;
+  Dense<double> b = random_matrix<double>(n, n, 31);
+  Dense<double> a(n, n);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) a(i, j) = b(i, j) + b(j, i);
+  std::vector<float> single(n * n);
+  for (int64_t i = 0; i < n * n; ++i) single[i] = static_cast<float>(a.data[i]);
+  Dense<double> wide = a;
+  for (int64_t i = 0; i < n * n; ++i) wide.data[i] = single[i];  // the float32 matrix, exactly
+  std::vector<int32_t> pivots64(n), pivots32(n);
+  int32_t info64 = -1, info32 = -1;
+  ldl_factor_lower<double, double>(wide.ref(), pivots64.data(), 1, &info64, false);
+  ldl_factor_lower<float, float>(MatrixRef<float>{single.data(), n, n, 1, n}, pivots32.data(), 1, &info32, false);
+  EXPECT_EQ(info32, 0);
+  EXPECT_EQ(pivots32, pivots64);
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = j; i < n; ++i) EXPECT_NEAR(single[i + j * n], wide(i, j), 1e-4 * (1 + std::abs(wide(i, j))));
+}
+
 }  // namespace
 }  // namespace hal_gpu::linalg

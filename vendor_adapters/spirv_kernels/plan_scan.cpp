@@ -33,6 +33,8 @@ hal_status_t plan_scan(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inpu
       num_scalars < 1) {
     return HAL_STATUS_NOT_SUPPORTED;
   }
+  // Complex log-sum-exps (LOGCUMSUMEXP's complex_pairs scalar) need float64, which these kernels do not use.
+  if (num_scalars > 1 && scalar_as_int(scalars[1]) != 0) return HAL_STATUS_NOT_SUPPORTED;
   const hal_tensor_t &in = inputs[0], &out = outputs[0], &indices = outputs[extremum ? 1 : 0];
   if (in.data == nullptr || out.data == nullptr || indices.data == nullptr || in.ndim < 0 || !same_shape(in, out) ||
       !same_shape(in, indices)) {

@@ -198,9 +198,7 @@ std::optional<at::Tensor> elementwise(hal_op_t op, Form form, const at::Tensor& 
     case HAL_OP_ADD: case HAL_OP_SUB: case HAL_OP_MUL: case HAL_OP_DIV: case HAL_OP_RECIPROCAL:
     case HAL_OP_EQ: case HAL_OP_NE: case HAL_OP_LOGADDEXP: case HAL_OP_LERP: case HAL_OP_ADDCMUL: case HAL_OP_ADDCDIV:
       break;
-    case HAL_OP_POW:
-      if (!exact_power_exponent(inputs)) return std::nullopt;
-      break;
+    case HAL_OP_POW: break;
     default: return std::nullopt;
   }
   if (!scalars_done(op, scalars)) return std::nullopt;
@@ -209,6 +207,8 @@ std::optional<at::Tensor> elementwise(hal_op_t op, Form form, const at::Tensor& 
   auto iter = make_iterator(form, out_arg, inputs);
   const at::ScalarType common = iter.common_dtype();
   if (!complex_in_abi_parts(common)) return std::nullopt;
+  // Powers other than the exact forms are composed in complex128 only (complex_functions.h says why).
+  if (op == HAL_OP_POW && !exact_power_exponent(inputs) && common != at::kComplexDouble) return std::nullopt;
   // lerp's result has self's dtype (ATen's iterator is over self and end only; the weight is converted to it): a
   // complex weight beside real tensors is ATen's to refuse.
   if (op == HAL_OP_LERP && inputs.begin()[0]->scalar_type() != common) return std::nullopt;
@@ -243,7 +243,10 @@ std::optional<at::Tensor> elementwise(hal_op_t op, Form form, const at::Tensor& 
       case HAL_OP_MUL: multiply(c, d, operands[0], operands[1]); break;
       case HAL_OP_DIV: divide(c, d, operands[0], operands[1]); break;
       case HAL_OP_RECIPROCAL: divide(c, d, Parts{number(1.0), number(0.0)}, operands[0]); break;
-      case HAL_OP_POW: compose_exact_power(c, d, operands[0], *exact_power_exponent(inputs)); break;
+      case HAL_OP_POW:
+        if (const auto e = exact_power_exponent(inputs)) compose_exact_power(c, d, operands[0], *e);
+        else compose_power(c, d, operands[0], operands[1]);
+        break;
       case HAL_OP_LOGADDEXP: compose_logaddexp(c, d, operands[0], operands[1]); break;
       case HAL_OP_LERP: compose_lerp(c, d, operands[0], operands[1], operands[2]); break;
       case HAL_OP_ADDCMUL: case HAL_OP_ADDCDIV: {

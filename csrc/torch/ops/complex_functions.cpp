@@ -489,6 +489,13 @@ void compose_exact_power(Composer& c, const Parts& dst, const Parts& base, c10::
   divide(c, dst, one, Parts{tensor(square.re), tensor(square.im)});
 }
 
+void compose_power(Composer& c, const Parts& dst, const Parts& base, const Parts& exponent) {
+  Real r(c);
+  const Complex log_base = log_of(r, base.re, base.im);
+  const Complex p = product(r, exponent, as_parts(log_base));
+  store(c, dst, exp_of(r, p.re, p.im));
+}
+
 std::optional<at::Tensor> power_of_number(const c10::Scalar& base, at::ScalarType common, const at::Tensor& exponent,
                                           const at::Tensor& out) {
   if (exponent.device().is_cpu()) return std::nullopt;

@@ -47,13 +47,13 @@ at::Tensor negate_imaginary_parts(const at::Tensor& work) {
   return work;
 }
 
-// A fresh float64 / complex128 contiguous copy of t's matrices (or vectors: matrix_dims 1) as [batch, ...]. Always
-// a copy: the kernels work in place, and t may be the caller's tensor.
-at::Tensor working_copy(const at::Tensor& t, int64_t matrix_dims = 2) {
+// A fresh float64 / complex128 contiguous copy of t's matrices (or vectors: matrix_dims 1) as [batch, ...], or of
+// `real_type` for a real t. Always a copy: the kernels work in place, and t may be the caller's tensor.
+at::Tensor working_copy(const at::Tensor& t, int64_t matrix_dims = 2, at::ScalarType real_type = at::kDouble) {
   std::vector<int64_t> shape{batch_count(t, matrix_dims)};
   for (int64_t d = t.dim() - matrix_dims; d < t.dim(); ++d) shape.push_back(t.size(d));
   if (!t.is_complex()) {
-    at::Tensor out = at::empty(t.sizes(), t.options().dtype(at::kDouble));
+    at::Tensor out = at::empty(t.sizes(), t.options().dtype(real_type));
     out.copy_(t.resolve_neg());
     return out.reshape(shape);
   }
@@ -310,7 +310,10 @@ void ormqr(const at::Tensor& input, const at::Tensor& tau, const at::Tensor& oth
 // ATen asks for the lower form (xSYTRF / xHETRF with UPLO 'L'): the only one the kernels have.
 void ldl_factor(const at::Tensor& LD, const at::Tensor& pivots, const at::Tensor& infos, bool upper, bool hermitian) {
   TORCH_CHECK(!upper, "torch_hal: the LDL factorization is available in its lower form only");
-  at::Tensor a = working_copy(LD);
+  // float32 factors are computed in float32. Bunch-Kaufman's growth makes them sensitive to where each step
+  // rounds: factored in float64 and rounded once, some elements differ from LAPACK's SSYTRF (and cuSOLVER's,
+  // which round as it does) by more than float32's tolerance; rounded step by step they agree.
+  at::Tensor a = working_copy(LD, 2, LD.scalar_type() == at::kFloat ? at::kFloat : at::kDouble);
   at::Tensor piv = int32_batch(LD, {a.size(0), a.size(-1)});
   at::Tensor info = int32_batch(LD, {a.size(0)});
   Operands args;

@@ -1,12 +1,13 @@
 // cumsum and cumprod (functional, in place, out=): one launch of the adapter's CUMSUM/CUMPROD kernel. The
 // result dtype follows ATen: `dtype` when given, else int64 for integer and bool inputs, else the input's.
-// logcumsumexp (ATen's _logcumsumexp, floating dtypes) and cummax / cummin (ATen's _cummax_helper and
+// logcumsumexp (ATen's _logcumsumexp, floating and complex dtypes) and cummax / cummin (ATen's _cummax_helper and
 // _cummin_helper, which fill the values and indices cummax.out has allocated) likewise.
 // Complex cumprod has no kernel: it is an inclusive scan of log2(n) rounds of native complex multiplications
 // composed over the real views (complex_scan below).
 #include <ATen/MemoryOverlap.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/cat.h>
+#include <ATen/ops/view_as_real.h>
 #include <c10/core/WrapDimMinimal.h>
 #include <torch/library.h>
 
@@ -92,17 +93,42 @@ bool scan_out(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType>
   return launch_scan(OP, self, out, wrapped);
 }
 
-// _logcumsumexp: a floating self into a result of its dtype. Complex ones take ATen's path: its running
-// logaddexp keeps the imaginary part of whichever operand has the larger real part, so the result's imaginary
-// part depends on the order of the combinations by multiples of 2 pi, which a log-depth scan does not replay.
+// Complex _logcumsumexp: ATen's running logaddexp keeps the imaginary part of whichever operand has the larger
+// real part, so the result's imaginary part depends on the order of the combinations by multiples of 2 pi. The
+// kernel replays that order (a thread walks each line: LOGCUMSUMEXP's complex_pairs) over the real views.
+std::optional<at::Tensor> complex_logcumsumexp(const at::Tensor& self, int64_t dim) {
+  // A 0-dim self is a line of one element; conjugate and negative bits are resolved (real views need plain data).
+  const at::Tensor plain = self.resolve_conj().resolve_neg();
+  const at::Tensor line = plain.dim() == 0 ? plain.reshape({1}) : plain;
+  at::Tensor out = at::empty(line.sizes(), self.options());
+  if (out.numel() > 0) {
+    const at::Tensor in_pairs = at::view_as_real(line), out_pairs = at::view_as_real(out);  // alive until launch
+    KernelArgs args;
+    args.input(in_pairs).output(out_pairs).scalar(c10::maybe_wrap_dim(dim, line.dim())).scalar(true);
+    if (!launch(self.device().index(), HAL_OP_LOGCUMSUMEXP, args)) return std::nullopt;
+  }
+  return self.dim() == 0 ? out.reshape({}) : out;
+}
+
+// _logcumsumexp: a floating or complex self into a result of its dtype.
 std::optional<at::Tensor> native_logcumsumexp(const at::Tensor& self, int64_t dim) {
+  if (self.is_complex()) return complex_logcumsumexp(self, dim);
   if (!at::isFloatingType(self.scalar_type())) return std::nullopt;
   at::Tensor out = at::empty(self.sizes(), self.options());
   if (!launch_scan(HAL_OP_LOGCUMSUMEXP, self, out, c10::maybe_wrap_dim(dim, self.dim()))) return std::nullopt;
   return out;
 }
 bool native_logcumsumexp_out(const at::Tensor& self, int64_t dim, at::Tensor& out) {
-  if (!at::isFloatingType(self.scalar_type()) || out.scalar_type() != self.scalar_type()) return false;
+  if (out.scalar_type() != self.scalar_type()) return false;
+  if (self.is_complex()) {
+    at::assert_no_internal_overlap(out);
+    const auto result = complex_logcumsumexp(self, dim);
+    if (!result.has_value()) return false;
+    at::native::resize_output(out, self.sizes());
+    out.copy_(*result);
+    return true;
+  }
+  if (!at::isFloatingType(self.scalar_type())) return false;
   at::native::resize_output(out, self.sizes());
   return launch_scan(HAL_OP_LOGCUMSUMEXP, self, out, c10::maybe_wrap_dim(dim, self.dim()));
 }

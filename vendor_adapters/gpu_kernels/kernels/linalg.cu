@@ -1,6 +1,6 @@
 // The linalg family: dense_linalg.cuh's factorizations and solves over a batch of matrices, one thread per
 // matrix (per right-hand side for the solves and row swaps). Operands are float64 (the glue computes in double
-// whatever the tensor's dtype); with the `complex` scalar set, every matrix and tau operand is the real view of a
+// whatever the tensor's dtype, but for LDL_FACTOR's float32 matrices, factored in float32 as LAPACK does); with the `complex` scalar set, every matrix and tau operand is the real view of a
 // complex128 tensor: a trailing dimension of 2 (real, imaginary) with stride 1. Matrices are [B, rows, cols] with
 // any strides, vectors [B, k], info [B] (int32), as adapter_ops.def states per op.
 
@@ -20,6 +20,10 @@ using linalg::Complex;
 using linalg::MatrixRef;
 
 constexpr int kThreads = 128;
+
+// The real type of scalars S (double for Complex<double>).
+template <class S> struct RealOf { using type = S; };
+template <class R> struct RealOf<Complex<R>> { using type = R; };
 // The largest side the glue sends (linalg_ops.cpp's limit): SINGULAR_VALUES keeps a flag per column of u.
 constexpr int64_t kMaxSide = 128;
 
@@ -121,11 +125,13 @@ __global__ void __launch_bounds__(kThreads) apply_householder_kernel(Batch<S> v,
   }
 }
 
+// In S's own real type: float32 matrices are factored in float32 (adapter_ops.def's LDL_FACTOR).
 template <class S>
 __global__ void __launch_bounds__(kThreads) ldl_kernel(Batch<S> a, Batch<int32_t> pivots, Batch<int32_t> info,
                                                        bool hermitian) {
+  using W = typename RealOf<S>::type;
   for (int64_t b = first_thread(); b < a.count; b += thread_stride()) {
-    linalg::ldl_factor_lower<S, double>(a.matrix(b), pivots.vector(b), pivots.row_stride, info.vector(b), hermitian);
+    linalg::ldl_factor_lower<S, W>(a.matrix(b), pivots.vector(b), pivots.row_stride, info.vector(b), hermitian);
   }
 }
 
@@ -165,6 +171,19 @@ hal_status_t run(const char* name, const OpCall& call, int64_t work, Args... arg
   if (work == 0) return HAL_STATUS_SUCCESS;
   return launch_kernel<Kernel>(name, call.device, grid_for(work, kThreads, call.device), kThreads, 0, call.stream,
                                args...);
+}
+
+// LDL_FACTOR on matrices of `dtype` (S's: F64 for double and Complex<double>, F32 for float).
+template <class S>
+hal_status_t launch_ldl_factor(const OpCall& call, bool cx, DType dtype) {
+  Batch<S> a;
+  Batch<int32_t> pivots, info;
+  if (!has_operands(call, 0, 3, 2) || !batch_of(call.outputs[0], dtype, 3, cx, a) || a.rows != a.cols ||
+      !batch_of(call.outputs[1], DType::I32, 2, false, pivots) || pivots.count != a.count ||
+      pivots.rows != a.rows || !batch_of(call.outputs[2], DType::I32, 1, false, info) || info.count != a.count) {
+    return HAL_STATUS_NOT_SUPPORTED;
+  }
+  return run<ldl_kernel<S>>("ldl_factor", call, a.count, a, pivots, info, scalar_true(call.scalars[1]));
 }
 
 // The op for scalars S (double or Complex<double>); `cx` says which.
@@ -234,16 +253,7 @@ hal_status_t launch_typed(const OpCall& call, bool cx) {
       return run<apply_householder_kernel<S>>("apply_householder", call, c.count, v, tau, c, left,
                                               scalar_true(call.scalars[2]));
     }
-    case HAL_OP_LDL_FACTOR: {
-      Batch<S> a;
-      Batch<int32_t> pivots, info;
-      if (!has_operands(call, 0, 3, 2) || !batch_of(call.outputs[0], f64, 3, cx, a) || a.rows != a.cols ||
-          !batch_of(call.outputs[1], DType::I32, 2, false, pivots) || pivots.count != a.count ||
-          pivots.rows != a.rows || !batch_of(call.outputs[2], DType::I32, 1, false, info) || info.count != a.count) {
-        return HAL_STATUS_NOT_SUPPORTED;
-      }
-      return run<ldl_kernel<S>>("ldl_factor", call, a.count, a, pivots, info, scalar_true(call.scalars[1]));
-    }
+    case HAL_OP_LDL_FACTOR: return launch_ldl_factor<S>(call, cx, f64);
     case HAL_OP_LDL_SOLVE: {
       Batch<S> a, rhs;
       Batch<int32_t> pivots;
@@ -308,6 +318,9 @@ hal_status_t launch_linalg(const OpCall& call) {
   }
   // Every other op's first scalar says whether its matrices are complex.
   if (call.scalars == nullptr || call.num_scalars < 1) return HAL_STATUS_NOT_SUPPORTED;
+  const bool real_float32 = !scalar_true(call.scalars[0]) && call.num_outputs > 0 &&
+                            !is_absent(call.outputs[0]) && dtype_of(call.outputs[0].dtype) == DType::F32;
+  if (call.op == HAL_OP_LDL_FACTOR && real_float32) return launch_ldl_factor<float>(call, false, DType::F32);
   return scalar_true(call.scalars[0]) ? launch_typed<Complex<double>>(call, true) : launch_typed<double>(call, false);
 }
 

@@ -1,5 +1,5 @@
 // The scan family: CUMSUM, CUMPROD and LOGCUMSUMEXP (inclusive running sums, products and log-sum-exps along one
-// dimension) and CUMMAX / CUMMIN (the running extremum and its index), with scan_rules.cuh's combinations, which
+// dimension; log-sum-exps of complex values too) and CUMMAX / CUMMIN (the running extremum and its index), with scan_rules.cuh's combinations, which
 // the SPIR-V kernels share. A Rule (ValueScan, ExtremumScan below) says what one element of a line is, how it
 // is loaded and stored, and how two are combined; the kernels walk lines around it.
 //
@@ -47,6 +47,23 @@ struct ValueScan {
   }
   __device__ static void store(const ScanArgs& a, const int64_t (&off)[3], int64_t i, V v) {
     store_from<T>(a.out.base + (off[1] + i * a.out_step) * a.out.size, a.out.dtype, v);
+  }
+};
+
+// LOGCUMSUMEXP of complex values: an element is a (real, imaginary) pair, the last dimension of the operands'
+// real views (the host takes it out of their geometry), computed in T = double as PyTorch's CPU accumulates.
+template <class T>
+struct ComplexLogSumExpScan {
+  using V = ComplexPair<T>;
+  using C = ComplexLogSumExpCombine<T>;
+  __device__ static V load(const ScanArgs& a, const int64_t (&off)[3], int64_t i) {
+    const char* p = a.in.base + (off[0] + i * a.in_step) * a.in.size;
+    return V{load_as<T>(p, a.in.dtype), load_as<T>(p + a.in.size, a.in.dtype)};
+  }
+  __device__ static void store(const ScanArgs& a, const int64_t (&off)[3], int64_t i, V v) {
+    char* p = a.out.base + (off[1] + i * a.out_step) * a.out.size;
+    store_from<T>(p, a.out.dtype, v.re);
+    store_from<T>(p + a.out.size, a.out.dtype, v.im);
   }
 };
 
@@ -123,9 +140,10 @@ __global__ void __launch_bounds__(kThreads) scan_block_per_line(ScanArgs a) {
 }
 
 template <class Rule>
-hal_status_t run(const OpCall& call, const ScanArgs& a) {
-  // A block per line where the line is contiguous and long enough to fill one; a thread per line otherwise.
-  const bool block_per_line = a.in_step == 1 && a.length > 64;
+hal_status_t run(const OpCall& call, const ScanArgs& a, bool in_order = false) {
+  // A block per line where the line is contiguous and long enough to fill one; a thread per line otherwise, and
+  // for a combination that must be applied in order (in_order).
+  const bool block_per_line = !in_order && a.in_step == 1 && a.length > 64;
   if (block_per_line) {
     const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(a.lines.count, int64_t{1} << 20));
     return launch_kernel<scan_block_per_line<Rule>>("scan", call.device, blocks, kThreads, 0, call.stream, a);
@@ -157,9 +175,19 @@ bool is_scan_op(hal_op_t op) {
 hal_status_t launch_scan(const OpCall& call) {
   const bool extremum = call.op == HAL_OP_CUMMAX || call.op == HAL_OP_CUMMIN;
   if (!is_scan_op(call.op) || !has_operands(call, 1, extremum ? 2 : 1, 1)) return HAL_STATUS_NOT_SUPPORTED;
-  const hal_tensor_t& in = call.inputs[0];
-  const hal_tensor_t& out = call.outputs[0];
-  const hal_tensor_t& indices = call.outputs[extremum ? 1 : 0];
+  // LOGCUMSUMEXP's complex_pairs: the operands are complex tensors' real views, whose last dimension (2, stride 1)
+  // holds each element's parts; the scan runs over the other dimensions.
+  const bool complex_pairs = call.num_scalars > 1 && scalar_true(call.scalars[1]);
+  if (complex_pairs && call.op != HAL_OP_LOGCUMSUMEXP) return HAL_STATUS_NOT_SUPPORTED;
+  hal_tensor_t in = call.inputs[0];
+  hal_tensor_t out = call.outputs[0];
+  if (complex_pairs) {
+    for (hal_tensor_t* t : {&in, &out}) {
+      if (t->ndim < 1 || t->shape[t->ndim - 1] != 2 || t->strides[t->ndim - 1] != 1) return HAL_STATUS_NOT_SUPPORTED;
+      t->ndim -= 1;
+    }
+  }
+  const hal_tensor_t& indices = extremum ? call.outputs[1] : out;
   if (is_scalar_operand(in) || in.ndim < 0 || in.ndim > HAL_MAX_DIMS || !same_shape(in, out) ||
       !same_shape(in, indices)) {
     return HAL_STATUS_NOT_SUPPORTED;
@@ -194,6 +222,7 @@ hal_status_t launch_scan(const OpCall& call) {
   // extremum scans compare in it too: every value of the dtype converts to it exactly). Log-sum-exps run in
   // float64 for every floating dtype, as PyTorch's CPU kernel accumulates them: their gradient subtracts running
   // values of large magnitude (logcumsumexp_backward), where float32's rounding of the running value shows.
+  if (complex_pairs) return run<ComplexLogSumExpScan<double>>(call, a, /*in_order=*/true);
   if (in_dtype == DType::F64 || out_dtype == DType::F64 || call.op == HAL_OP_LOGCUMSUMEXP) {
     return dispatch<double>(call, a);
   }
