@@ -1,7 +1,8 @@
-"""Complex powers of a single base value and complex logspace on a GPU, complex64 and complex128, against
+"""Complex powers and complex logspace on a GPU, complex64 and complex128, against
 PyTorch's CPU results in strict mode (any op reaching the CPU fallback fails): pow with a Python-number or 0-dim
 base and a complex (or real, beside a complex base) exponent tensor, out=, ldexp, float_power of a number
-(complex_functions.cpp's power_of_number: the base's logarithm taken on the host as the CPU's cpow takes it), and
+(complex_functions.cpp's power_of_number: the base's logarithm taken on the host as the CPU's cpow takes it), pow
+of base tensors (compose_power), and
 logspace / its Tensor-argument form with complex endpoints (range_ops.cpp)."""
 import pytest
 import torch
@@ -52,6 +53,33 @@ def test_ldexp_float_power_and_rpow(gpu_device, dtype, request):
     check(float_power, torch.float_power(2.5, w), dtype.to_real())
     check(rpow, 3.0 ** w, dtype.to_real())
     check(complex_base, torch.pow(1 + 1j, real), dtype.to_real())
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_pow_of_complex_tensors(gpu_device, dtype):
+    """Powers of a base tensor (compose_power: exp(w log z) as cpow, composed in complex128, a complex64 result
+    rounded once): by an exponent tensor, a number of no special form, a real tensor; in place and out=;
+    float_power of two tensors (complex128); zero bases (exp(w (-inf + 0i)): 0 where Re w > 0)."""
+    z = complex_tensor((4, 6), dtype, seed=4)
+    w = complex_tensor((4, 6), dtype, seed=6)
+    z[0, :2] = 0
+    w[0, :2] = 1.5 + 0.5j
+    real = make((4, 6), dtype.to_real(), -2, 2, 8)
+    with torch.hal.strict():
+        zd, wd = z.to(gpu_device), w.to(gpu_device)
+        got = {
+            "tensor": torch.pow(zd, wd),
+            "number": torch.pow(zd, 1.7 - 0.3j),
+            "real": torch.pow(zd, real.to(gpu_device)),
+            "in place": zd.clone().pow_(wd),
+            "float_power": torch.float_power(zd, wd),
+        }
+        got["out"] = torch.empty(0, dtype=dtype, device=gpu_device)
+        torch.pow(zd, wd, out=got["out"])
+    want = {"tensor": torch.pow(z, w), "number": torch.pow(z, 1.7 - 0.3j), "real": torch.pow(z, real),
+            "in place": z.clone().pow_(w), "float_power": torch.float_power(z, w), "out": torch.pow(z, w)}
+    for name in want:
+        check(got[name], want[name], want[name].dtype.to_real())
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)

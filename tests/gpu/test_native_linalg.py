@@ -124,11 +124,10 @@ def test_cholesky_family(gpu_device, dtype, upper):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_ldl_factor_and_solve_match_lapack(gpu_device, dtype):
-    """Bunch-Kaufman LDL^T: the pivots equal LAPACK's, the factors agree with its to a few ulps, the solves too.
-    OpInfo's kind of matrix (random symmetric positive definite) often has a small pivot, whose cancellation
-    float32 LAPACK rounds step by step: factored in float64 and rounded once, some of these 256 differ by tens
-    of ulps (the kernels factor float32 matrices in float32). Complex ones are factored in complex128, which
-    agrees with LAPACK's CSYTRF as closely as its own rounding would (checked at the suite's tolerance)."""
+    """Bunch-Kaufman LDL^T on OpInfo's kind of matrix (random symmetric positive definite, often with a small
+    pivot): the pivots equal LAPACK's, the factors and the solves agree with its. float32 matrices are factored in
+    float32, rounded step by step as LAPACK's SSYTRF rounds them; how closely that follows LAPACK's own rounding
+    (OpInfo's float32 tolerance, which float64 factors rounded once missed) is checked by the OpInfo run."""
     from torch.testing._internal.common_utils import random_symmetric_pd_matrix
 
     n = 5
@@ -137,13 +136,7 @@ def test_ldl_factor_and_solve_match_lapack(gpu_device, dtype):
     ld, piv = on_gpu(gpu_device, torch.linalg.ldl_factor, a)
     ld_cpu, piv_cpu = torch.linalg.ldl_factor(a)
     assert torch.equal(piv.cpu(), piv_cpu)
-    eps = torch.finfo(dtype).eps
-    magnitude = a.abs().amax((-2, -1), keepdim=True)
-    error = (ld.cpu() - ld_cpu).tril().abs()
-    if dtype.is_complex:
-        close(ld.tril(), ld_cpu.tril(), dtype, n)
-    else:
-        assert (error <= 16 * eps * ld_cpu.abs() + n * eps * magnitude).all(), error.max()
+    close(ld.tril(), ld_cpu.tril(), dtype, n)
     b = well_conditioned((256, n, 2), dtype, seed=5)
     close(on_gpu(gpu_device, torch.linalg.ldl_solve, ld_cpu, piv_cpu, b), torch.linalg.ldl_solve(ld_cpu, piv_cpu, b),
           dtype)

@@ -1,4 +1,4 @@
-"""logcumsumexp, cummax / cummin (values and indices) and searchsorted / bucketize on a GPU: the library's scan
+"""logcumsumexp (real and complex), cummax / cummin (values and indices) and searchsorted / bucketize on a GPU: the library's scan
 family (scan_rules.cuh) and search family (search_rules.cuh), against PyTorch's CPU results in strict mode (any
 op reaching the CPU fallback fails), over dtypes, dims, strided and 0-dim inputs, ties and NaN, and the block-
 per-line scan of long contiguous lines (whose tree of partial results the tolerance of logcumsumexp allows
@@ -8,7 +8,7 @@ import math
 import pytest
 import torch
 
-from test_native_elementwise import make
+from test_native_elementwise import make, tol
 from test_native_training_ops import SCAN_SHAPES_DIMS, run_scan
 
 NAN = float("nan")
@@ -23,6 +23,38 @@ def test_logcumsumexp(gpu_device, dtype, shape, dim):
 def test_logcumsumexp_infinities_and_nan(gpu_device):
     x = torch.tensor([[-math.inf, -math.inf, 0.0, math.inf, math.inf, 1.0],
                       [1.0, NAN, 2.0, -math.inf, 3.0, 4.0]])
+    with torch.hal.strict():
+        actual = torch.logcumsumexp(x.to(gpu_device), 1).cpu()
+    torch.testing.assert_close(actual, torch.logcumsumexp(x, 1), equal_nan=True)
+
+
+@pytest.mark.parametrize("shape,dim", [((), 0), ((0,), 0), ((7, 13), 0), ((7, 13), 1), ((3, 5, 7), 1),
+                                       ((2, 3, 300), 2), ((300, 2, 3), 0)])
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+def test_complex_logcumsumexp_replays_the_cpu_order(gpu_device, dtype, shape, dim):
+    """Complex logcumsumexp (the scan family's complex_pairs): parts in [-9, 9], so the running imaginary parts
+    leave (-pi, pi] as the CPU's step-by-step log-add-exp leaves them; transposed and out= forms too."""
+    real = dtype.to_real()
+    x = torch.complex(make(shape, real, -9, 9, 0), make(shape, real, -9, 9, 1))
+    with torch.hal.strict():
+        xd = x.to(gpu_device)
+        actual = torch.logcumsumexp(xd, dim)
+        out = torch.empty(0, dtype=dtype, device=gpu_device)
+        torch.logcumsumexp(xd, dim, out=out)
+        transposed = torch.logcumsumexp(xd.mT, 0) if x.dim() >= 2 else None
+        torch.hal.synchronize(gpu_device)
+    tolerance = dict(rtol=tol(real)[0], atol=tol(real)[1], equal_nan=True)
+    torch.testing.assert_close(actual.cpu(), torch.logcumsumexp(x, dim), **tolerance)
+    torch.testing.assert_close(out.cpu(), torch.logcumsumexp(x, dim), **tolerance)
+    if transposed is not None:
+        torch.testing.assert_close(transposed.cpu(), torch.logcumsumexp(x.mT, 0), **tolerance)
+
+
+def test_complex_logcumsumexp_infinities_and_nan(gpu_device):
+    inf = math.inf
+    x = torch.tensor([[complex(-inf, 0), complex(-inf, 2), complex(0, 1), complex(3, -1), complex(inf, 0.5)],
+                      [complex(1, 1), complex(NAN, 0), complex(2, 0), complex(-inf, 0), complex(3, 3)]],
+                     dtype=torch.complex128)
     with torch.hal.strict():
         actual = torch.logcumsumexp(x.to(gpu_device), 1).cpu()
     torch.testing.assert_close(actual, torch.logcumsumexp(x, 1), equal_nan=True)

@@ -35,6 +35,18 @@ def _first_line(e: BaseException) -> str:
     return f"{type(e).__name__}: {text.splitlines()[0][:240] if text else ''}"
 
 
+def _named_device(x):
+    """The device an argument names (a torch.device, or a string such as "cpu" or "cuda:0"), else None."""
+    if isinstance(x, torch.device):
+        return x
+    if isinstance(x, str):
+        try:
+            return torch.device(x)
+        except RuntimeError:
+            return None
+    return None
+
+
 def check(actual, expected, values: bool, device_type=None, what: str = "output") -> None:
     """Raises AssertionError unless `actual` (device) matches `expected` (CPU): structure, device (when
     `device_type` is given), shapes and dtypes, and with `values` the values, within torch.testing.assert_close's
@@ -125,8 +137,10 @@ def run_op(op, dtype, device: str, progress=lambda i, n, phase, sample: None):
             moved[2]["device"] = device
         elif not any(isinstance(x, torch.Tensor) for x in tree_flatten(moved)[0]):
             continue  # no tensor and no device (arange(2), broadcast_shapes): this sample never meets the device
-        on_device = None if any(isinstance(x, (str, torch.device)) and str(x).startswith("cpu")
-                                for x in tree_flatten(sample.args)[0]) else torch.device(device).type
+        # Outputs belong on the device, or on the one a sample names (`to`'s "cpu", or "cuda:0": the samples are
+        # made for CPU, which adds a cuda target where CUDA is present; torch.cuda's run gets that sample too).
+        named = [d for d in map(_named_device, tree_flatten(sample.args)[0]) if d is not None]
+        on_device = named[0].type if named else torch.device(device).type
         # With grad first; where CPU refuses that (an in-place op on a leaf), the same sample without it.
         for grad in ((True, False) if with_grad else (False,)):
             try:

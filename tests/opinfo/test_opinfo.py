@@ -65,3 +65,17 @@ def test_random_op_names_are_exact_op_db_names():
     """A misspelt name would silently compare a random op's values (or stop comparing a deterministic one)."""
     names = {j["op"] for j in all_jobs(DTYPES)}
     assert (RANDOM_VALUES | set(RANDOM_SAMPLES)) - names == set()
+
+
+def test_outputs_are_expected_on_the_device_a_sample_names():
+    """`to`'s samples name their target ("cpu"; "cuda:0" where CUDA is present, since samples are made for CPU):
+    the output is checked on that device, and arguments that merely are strings name none."""
+    import torch
+    from op_compare import _named_device, check
+
+    assert [_named_device(x) for x in ("cpu", "cuda:0", torch.device("hal", 0), "mean", "reflect", 3)] == [
+        torch.device("cpu"), torch.device("cuda", 0), torch.device("hal", 0), None, None, None]
+    t = torch.ones(2)
+    check(t, t, True, "cpu")
+    with pytest.raises(AssertionError, match="not on hal"):
+        check(t, t, True, "hal")

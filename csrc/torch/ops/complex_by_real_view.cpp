@@ -207,8 +207,9 @@ std::optional<at::Tensor> elementwise(hal_op_t op, Form form, const at::Tensor& 
   auto iter = make_iterator(form, out_arg, inputs);
   const at::ScalarType common = iter.common_dtype();
   if (!complex_in_abi_parts(common)) return std::nullopt;
-  // Powers other than the exact forms are composed in complex128 only (complex_functions.h says why).
-  if (op == HAL_OP_POW && !exact_power_exponent(inputs) && common != at::kComplexDouble) return std::nullopt;
+  // Powers other than the exact forms are composed in complex128, a complex64 result rounded once at the end
+  // (complex_functions.h says why).
+  const bool widened = op == HAL_OP_POW && !exact_power_exponent(inputs) && common == at::kComplexFloat;
   // lerp's result has self's dtype (ATen's iterator is over self and end only; the weight is converted to it): a
   // complex weight beside real tensors is ATen's to refuse.
   if (op == HAL_OP_LERP && inputs.begin()[0]->scalar_type() != common) return std::nullopt;
@@ -226,10 +227,12 @@ std::optional<at::Tensor> elementwise(hal_op_t op, Form form, const at::Tensor& 
     operands.push_back(std::move(*parts));
     aliased = aliased || (!t->device().is_cpu() && result.is_alias_of(*t));
   }
-  // The output is only written by the composition's last launches, or (aliased) by one final copy, so that
-  // a refused launch leaves `out` as the fallback needs to find it.
-  const at::Tensor target = aliased ? at::empty(result.sizes(), result.options()) : result;
-  Composer c(result.sizes(), real, result.options());
+  // The output is only written by the composition's last launches, or (aliased, widened) by one final copy, so
+  // that a refused launch leaves `out` as the fallback needs to find it.
+  const at::Tensor target =
+      widened ? at::empty(result.sizes(), result.options().dtype(at::kComplexDouble))
+              : (aliased ? at::empty(result.sizes(), result.options()) : result);
+  Composer c(result.sizes(), widened ? at::kDouble : real, result.options());
   if (comparison) {
     compare(c, op, target, operands[0], operands[1]);
   } else {
@@ -259,7 +262,7 @@ std::optional<at::Tensor> elementwise(hal_op_t op, Form form, const at::Tensor& 
       default: return std::nullopt;
     }
   }
-  if (aliased) {
+  if (aliased || widened) {
     c.copy(comparison ? result : at::view_as_real(result), comparison ? target : at::view_as_real(target));
   }
   if (!c.ok()) return std::nullopt;

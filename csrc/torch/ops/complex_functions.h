@@ -28,13 +28,13 @@ void compose_function(Composer& c, ComplexFunction f, const Parts& dst, const Pa
 
 // pow with a Python-number exponent that ATen's CPU kernel computes by a special form rather than by
 // exp(w log z): 0 (ones), 1 (a copy), 2, 3 and -2 (products), 0.5, -0.5 and -1 (sqrt, rsqrt, reciprocal).
-// Other exponents are composed for complex128 only (compose_power): exp(w log z) over float32 kernels drifts past
-// complex64's tolerance (2e-6 relative at |z ** w| ~ 1e4) where the C library's cpowf keeps extra precision, so
-// complex64 ones take ATen's path.
+// Other exponents are composed by compose_power in complex128, complex64 ones too (rounded once at the end):
+// exp(w log z) over float32 kernels drifts past complex64's tolerance (2e-6 relative at |z ** w| ~ 1e4), where
+// the C library's cpowf keeps extra precision.
 bool is_exact_power(c10::complex<double> exponent);
 void compose_exact_power(Composer& c, const Parts& dst, const Parts& base, c10::complex<double> exponent);
 // dst = base ** exponent as the C library's cpow: exp(exponent * log base), the product as c10::complex's; so
-// 0 ** w is exp(w * (-inf + 0i)) (0 for Re w > 0), as on the CPU. float_power's complex case is this in complex128.
+// 0 ** w is exp(w * (-inf + 0i)) (0 for Re w > 0), as on the CPU.
 void compose_power(Composer& c, const Parts& dst, const Parts& base, const Parts& exponent);
 
 // pow(base, exponent) for a single base value (pow.Scalar's number, or pow.Tensor_Tensor's 0-dim self: ldexp's
