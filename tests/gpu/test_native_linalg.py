@@ -128,11 +128,11 @@ def test_ldl_factor_and_solve_match_lapack(gpu_device, dtype):
     pivot): the pivots equal LAPACK's, the factors and the solves agree with its. float32 matrices are factored in
     float32, rounded step by step as LAPACK's SSYTRF rounds them; how closely that follows LAPACK's own rounding
     (OpInfo's float32 tolerance, which float64 factors rounded once missed) is checked by the OpInfo run."""
-    from torch.testing._internal.common_utils import random_symmetric_pd_matrix
-
+    # OpInfo's random_symmetric_pd_matrix, made here: importing torch.testing._internal.common_utils freezes the
+    # torch.backends flags for the rest of the process (disable_global_flags), which later tests set.
     n = 5
-    torch.manual_seed(0)
-    a = random_symmetric_pd_matrix(n, 256, dtype=torch.float64).to(dtype)
+    b = torch.randn(256, n, n, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    a = (b @ b.mT + 1e-5 * torch.eye(n, dtype=torch.float64)).to(dtype)
     ld, piv = on_gpu(gpu_device, torch.linalg.ldl_factor, a)
     ld_cpu, piv_cpu = torch.linalg.ldl_factor(a)
     assert torch.equal(piv.cpu(), piv_cpu)
