@@ -1,6 +1,7 @@
 """PyTorch's OpInfo database on the host device, with host access (TORCH_HAL_HOST_ACCESSIBLE=1: ATen's CPU kernels
 run in place on hal memory) and without it (=0: the discrete-GPU paths, transfers and the counted CPU fallback),
-compared with CPU: every sample of every op, and the gradients of float32 ops with autograd (run_opinfo.py).
+and on the OpenCL device (Intel's CPU OpenCL runtime: the SPIR-V kernel library), compared with CPU: every sample
+of every op, and the gradients of float32 ops with autograd (run_opinfo.py).
 
 CI runs all of it, no share left out: both settings, all six dtypes, every op and sample. Measured on the 2-core
 machine (2026-11-27, --workers 2, the machine also running another build and test suite, load average 4-6): a
@@ -19,6 +20,7 @@ The GPUs run the same runner (python tests/opinfo/run_opinfo.py --device hal:0 -
 amd.json)."""
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -35,6 +37,32 @@ def test_opinfo(host_access, dtypes):
     env = dict(os.environ, TORCH_HAL_HOST_ACCESSIBLE=host_access, HAL_VISIBLE_DEVICES="host:0")
     out = run("hal:0", dtypes, workers=2, env=env)
     assert out["facts"].get("adapter") == "host", f"hal:0 is not the host device: {out['facts']}"
+    rates = {d: row["native_rate"] for d, row in summarize(out["results"]).items()}
+    print(f"native pass rates {rates}, {out['seconds']} s")
+    assert not out["unexpected"], (f"{len(out['unexpected'])} results leave {out['list_path']}:\n"
+                                   + "\n".join(out["unexpected"]))
+
+
+OPENCL_RUNTIME = Path(__file__).resolve().parents[2] / "build" / "opencl_runtime" / "lib" / "libintelocl.so"
+
+
+@pytest.mark.parametrize("dtypes", GROUPS, ids=["+".join(g) for g in GROUPS])
+def test_opinfo_on_the_opencl_device(dtypes):
+    """The SPIR-V kernel library's numbers on CI: every sample of every op on Intel's CPU OpenCL runtime (the
+    OpenCL adapter, the same SPIR-V modules a Level Zero GPU loads), against known_failures/opencl.json. The
+    host device's runs above compare ATen's CPU kernels with themselves; this one compares the library's kernels
+    and the glue's compositions over them with the CPU. Ops the kernels lack (half types, float64, sort, atomics)
+    take the counted fallback there and are reported as pass_fallback, not as native passes. Measured on the 2-core
+    machine (2026-11-28, a CI run beside it): all six dtypes in 127 s."""
+    if not OPENCL_RUNTIME.exists():
+        message = f"{OPENCL_RUNTIME} is missing: scripts/setup.sh --tests (scripts/opencl_cpu_runtime.sh) installs it"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    env = dict(os.environ, TORCH_HAL_OPENCL_LIBRARY=str(OPENCL_RUNTIME), TORCH_HAL_OPENCL_DEVICES="cpu",
+               HAL_VISIBLE_DEVICES="opencl:0")
+    out = run("hal:0", dtypes, workers=2, env=env)
+    assert out["facts"].get("adapter") == "opencl", f"hal:0 is not the OpenCL device: {out['facts']}"
     rates = {d: row["native_rate"] for d, row in summarize(out["results"]).items()}
     print(f"native pass rates {rates}, {out['seconds']} s")
     assert not out["unexpected"], (f"{len(out['unexpected'])} results leave {out['list_path']}:\n"
