@@ -56,14 +56,18 @@ def nvidia_hal_index():
 
 
 GPU_VENDORS = ("nvidia", "amd")
+# Devices the GPU suites test only when asked by name: the OpenCL adapter's device (on CI, Intel's CPU OpenCL
+# runtime, which runs the kernel library's SPIR-V form), with tests/gpu/known_gaps/opencl.json.
+NAMED_ONLY = ("opencl",)
 
 
 def gpu_hal_index():
     """The hal index of the GPU the GPU suites test: the first hal device of TORCH_HAL_TEST_GPU_VENDOR
-    ("nvidia" or "amd"; by default either), or None."""
+    ("nvidia", "amd" or "opencl"; by default nvidia or amd), or None."""
     wanted = os.environ.get("TORCH_HAL_TEST_GPU_VENDOR", "").strip().lower()
-    if wanted and wanted not in GPU_VENDORS:
-        raise ValueError(f"TORCH_HAL_TEST_GPU_VENDOR={wanted!r}: use one of {', '.join(GPU_VENDORS)} or leave it unset")
+    if wanted and wanted not in GPU_VENDORS + NAMED_ONLY:
+        raise ValueError(f"TORCH_HAL_TEST_GPU_VENDOR={wanted!r}: use one of {', '.join(GPU_VENDORS + NAMED_ONLY)} "
+                         "or leave it unset")
     for i in range(torch.hal.device_count()):
         vendor = str(torch.hal.get_device_properties(i).vendor).lower()
         if vendor == wanted or (not wanted and vendor in GPU_VENDORS):

@@ -208,7 +208,10 @@ std::optional<at::Tensor> native_dropout_backward(const at::Tensor& grad_output,
     args.input_flat(grad_output).input_flat(mask).output_flat(grad_input).scalar(scale);
     if (args.representable() && launch(grad_output.device().index(), HAL_OP_DROPOUT_BACKWARD, args)) return grad_input;
   }
+  // ATen's grad_output * mask * scale: an integer or bool gradient gives a result of the default floating dtype
+  // (the CPU's answer; in place, the floating product would not fit the gradient's dtype).
   at::Tensor grad_input = at::mul(grad_output, mask);
+  if (!at::isFloatingType(grad_input.scalar_type()) && !grad_input.is_complex()) return grad_input.mul(scale);
   grad_input.mul_(scale);
   return grad_input;
 }
