@@ -103,8 +103,9 @@ def nvidia_device():
 # A device the GPU suites are pointed at by name (TORCH_HAL_TEST_GPU_VENDOR=opencl: the OpenCL adapter, the kernel
 # library's SPIR-V form) keeps its known gaps in tests/gpu/known_gaps/<vendor>.json: a reason (the first line of the
 # failure: for most, the op that has no kernel there yet and would take the CPU fallback, which strict mode
-# forbids) mapped to the tests that fail for it. Those tests are marked xfail(strict=True): one that fails is expected, one that passes
-# fails the run, so the list only shrinks as kernels land. Any other test that fails, fails.
+# forbids) mapped to the tests that fail for it. Those tests are marked xfail(strict=True): one that fails is
+# expected, one that passes fails the run, so the list only shrinks as kernels land. Any other test that fails,
+# fails.
 #
 # Refresh a list after a kernel lands (then review its diff):
 #     TORCH_HAL_TEST_GPU_VENDOR=opencl TORCH_HAL_WRITE_KNOWN_GAPS=tests/gpu/known_gaps/opencl.json \

@@ -1,7 +1,8 @@
 // The linalg family: dense_linalg.cuh's factorizations and solves over a batch of matrices, one thread per
 // matrix (per right-hand side for the solves and row swaps). Operands are float64 (the glue computes in double
-// whatever the tensor's dtype, but for LDL_FACTOR's float32 matrices, factored in float32 as LAPACK does); with the `complex` scalar set, every matrix and tau operand is the real view of a
-// complex128 tensor: a trailing dimension of 2 (real, imaginary) with stride 1. Matrices are [B, rows, cols] with
+// whatever the tensor's dtype, but for LDL_FACTOR's float32 matrices, factored in float32 as LAPACK does); with
+// the `complex` scalar set, every matrix and tau operand is the real view of a complex128 tensor: a trailing
+// dimension of 2 (real, imaginary) with stride 1. Matrices are [B, rows, cols] with
 // any strides, vectors [B, k], info [B] (int32), as adapter_ops.def states per op.
 
 #include <cstdint>
@@ -20,12 +21,12 @@ using linalg::Complex;
 using linalg::MatrixRef;
 
 constexpr int kThreads = 128;
+// The largest side the glue sends (linalg_ops.cpp's limit): SINGULAR_VALUES keeps a flag per column of u.
+constexpr int64_t kMaxSide = 128;
 
 // The real type of scalars S (double for Complex<double>).
 template <class S> struct RealOf { using type = S; };
 template <class R> struct RealOf<Complex<R>> { using type = R; };
-// The largest side the glue sends (linalg_ops.cpp's limit): SINGULAR_VALUES keeps a flag per column of u.
-constexpr int64_t kMaxSide = 128;
 
 // A batch of matrices (or of vectors: cols 1) in scalars of S.
 template <class S>

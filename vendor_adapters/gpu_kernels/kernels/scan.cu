@@ -1,7 +1,7 @@
 // The scan family: CUMSUM, CUMPROD and LOGCUMSUMEXP (inclusive running sums, products and log-sum-exps along one
-// dimension; log-sum-exps of complex values too) and CUMMAX / CUMMIN (the running extremum and its index), with scan_rules.cuh's combinations, which
-// the SPIR-V kernels share. A Rule (ValueScan, ExtremumScan below) says what one element of a line is, how it
-// is loaded and stored, and how two are combined; the kernels walk lines around it.
+// dimension; log-sum-exps of complex values too) and CUMMAX / CUMMIN (the running extremum and its index), with
+// scan_rules.cuh's combinations, which the SPIR-V kernels share. A Rule (ValueScan, ExtremumScan below) says what
+// one element of a line is, how it is loaded and stored, and how two are combined; the kernels walk lines around it.
 //
 // The host splits the tensor into LINES along the scanned dimension (every other dimension indexes a line)
 // and picks one of two kernel shapes:
