@@ -1,7 +1,7 @@
 // cumsum and cumprod (functional, in place, out=): one launch of the adapter's CUMSUM/CUMPROD kernel. The
 // result dtype follows ATen: `dtype` when given, else int64 for integer and bool inputs, else the input's.
-// logcumsumexp (ATen's _logcumsumexp, floating and complex dtypes) and cummax / cummin (ATen's _cummax_helper and
-// _cummin_helper, which fill the values and indices cummax.out has allocated) likewise.
+// logcumsumexp (ATen's _logcumsumexp, floating and complex dtypes) and cummax / cummin (ATen's _cummax_helper
+// and _cummin_helper, which fill the values and indices cummax.out has allocated) likewise.
 // Complex cumprod has no kernel: it is an inclusive scan of log2(n) rounds of native complex multiplications
 // composed over the real views (complex_scan below).
 #include <ATen/MemoryOverlap.h>
@@ -96,6 +96,9 @@ bool scan_out(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType>
 // Complex _logcumsumexp: ATen's running logaddexp keeps the imaginary part of whichever operand has the larger
 // real part, so the result's imaginary part depends on the order of the combinations by multiples of 2 pi. The
 // kernel replays that order (a thread walks each line: LOGCUMSUMEXP's complex_pairs) over the real views.
+bool complex_kernel_dtype(const at::Tensor& self) {  // complex32 is ATen's to refuse, as on the CPU
+  return self.scalar_type() == at::kComplexFloat || self.scalar_type() == at::kComplexDouble;
+}
 std::optional<at::Tensor> complex_logcumsumexp(const at::Tensor& self, int64_t dim) {
   // A 0-dim self is a line of one element; conjugate and negative bits are resolved (real views need plain data).
   const at::Tensor plain = self.resolve_conj().resolve_neg();
@@ -112,7 +115,7 @@ std::optional<at::Tensor> complex_logcumsumexp(const at::Tensor& self, int64_t d
 
 // _logcumsumexp: a floating or complex self into a result of its dtype.
 std::optional<at::Tensor> native_logcumsumexp(const at::Tensor& self, int64_t dim) {
-  if (self.is_complex()) return complex_logcumsumexp(self, dim);
+  if (self.is_complex()) return complex_kernel_dtype(self) ? complex_logcumsumexp(self, dim) : std::nullopt;
   if (!at::isFloatingType(self.scalar_type())) return std::nullopt;
   at::Tensor out = at::empty(self.sizes(), self.options());
   if (!launch_scan(HAL_OP_LOGCUMSUMEXP, self, out, c10::maybe_wrap_dim(dim, self.dim()))) return std::nullopt;
@@ -121,6 +124,7 @@ std::optional<at::Tensor> native_logcumsumexp(const at::Tensor& self, int64_t di
 bool native_logcumsumexp_out(const at::Tensor& self, int64_t dim, at::Tensor& out) {
   if (out.scalar_type() != self.scalar_type()) return false;
   if (self.is_complex()) {
+    if (!complex_kernel_dtype(self)) return false;
     at::assert_no_internal_overlap(out);
     const auto result = complex_logcumsumexp(self, dim);
     if (!result.has_value()) return false;
