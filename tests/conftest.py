@@ -45,6 +45,28 @@ def run_pytest_child(test_file, *args, timeout=600, **env):
     return {word: int(n) for n, word in re.findall(r"(\d+) (passed|failed|skipped|errors?)", summary)}, log
 
 
+OPENCL_CPU_RUNTIME = REPO_ROOT / "build" / "opencl_runtime" / "lib" / "libintelocl.so"
+
+
+def opencl_cpu_runtime() -> Path:
+    """Intel's CPU OpenCL runtime, which scripts/setup.sh --tests unpacks under build/: its path. Where it is
+    missing the calling test fails on CI (whose setup installs it) and skips elsewhere."""
+    if not OPENCL_CPU_RUNTIME.exists():
+        message = (f"{OPENCL_CPU_RUNTIME} is missing: scripts/setup.sh --tests (or scripts/opencl_cpu_runtime.sh) "
+                   "installs it")
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return OPENCL_CPU_RUNTIME
+
+
+def opencl_cpu_device_env() -> dict:
+    """The settings that make the OpenCL adapter's CPU device the only hal device, hal:0 (opencl_cpu_runtime's
+    failure or skip where the runtime is missing)."""
+    return {"TORCH_HAL_OPENCL_LIBRARY": str(opencl_cpu_runtime()), "TORCH_HAL_OPENCL_DEVICES": "cpu",
+            "HAL_VISIBLE_DEVICES": "opencl:0"}
+
+
 @pytest.fixture
 def hal0():
     return torch.device("hal", 0)

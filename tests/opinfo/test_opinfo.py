@@ -20,30 +20,32 @@ The GPUs run the same runner (python tests/opinfo/run_opinfo.py --device hal:0 -
 amd.json)."""
 import json
 import os
-from pathlib import Path
 
 import pytest
 
+from conftest import opencl_cpu_device_env
 from op_compare import RANDOM_SAMPLES, RANDOM_VALUES
 from run_opinfo import DTYPES, all_jobs, run, summarize
 
 GROUPS = [["float32", "complex64"], ["float16", "bfloat16", "int64", "bool"]]
 
 
-@pytest.mark.parametrize("dtypes", GROUPS, ids=["+".join(g) for g in GROUPS])
-@pytest.mark.parametrize("host_access", ["1", "0"], ids=["host_access", "no_host_access"])
-def test_opinfo(host_access, dtypes):
-    # hal:0 must be the host device, also on machines whose GPUs come first.
-    env = dict(os.environ, TORCH_HAL_HOST_ACCESSIBLE=host_access, HAL_VISIBLE_DEVICES="host:0")
-    out = run("hal:0", dtypes, workers=2, env=env)
-    assert out["facts"].get("adapter") == "host", f"hal:0 is not the host device: {out['facts']}"
+def run_and_check(dtypes, env, adapter):
+    """The whole database for `dtypes` on hal:0, which must be `adapter`'s device; fails on any result that leaves
+    the adapter's list of known failures."""
+    out = run("hal:0", dtypes, workers=2, env=dict(os.environ, **env))
+    assert out["facts"].get("adapter") == adapter, f"hal:0 is not the {adapter} device: {out['facts']}"
     rates = {d: row["native_rate"] for d, row in summarize(out["results"]).items()}
     print(f"native pass rates {rates}, {out['seconds']} s")
     assert not out["unexpected"], (f"{len(out['unexpected'])} results leave {out['list_path']}:\n"
                                    + "\n".join(out["unexpected"]))
 
 
-OPENCL_RUNTIME = Path(__file__).resolve().parents[2] / "build" / "opencl_runtime" / "lib" / "libintelocl.so"
+@pytest.mark.parametrize("dtypes", GROUPS, ids=["+".join(g) for g in GROUPS])
+@pytest.mark.parametrize("host_access", ["1", "0"], ids=["host_access", "no_host_access"])
+def test_opinfo(host_access, dtypes):
+    # hal:0 must be the host device, also on machines whose GPUs come first.
+    run_and_check(dtypes, {"TORCH_HAL_HOST_ACCESSIBLE": host_access, "HAL_VISIBLE_DEVICES": "host:0"}, "host")
 
 
 @pytest.mark.parametrize("dtypes", GROUPS, ids=["+".join(g) for g in GROUPS])
@@ -54,19 +56,7 @@ def test_opinfo_on_the_opencl_device(dtypes):
     and the glue's compositions over them with the CPU. Ops the kernels lack (half types, float64, sort, atomics)
     take the counted fallback there and are reported as pass_fallback, not as native passes. Measured on the 2-core
     machine (2026-11-28, a CI run beside it): all six dtypes in 127 s."""
-    if not OPENCL_RUNTIME.exists():
-        message = f"{OPENCL_RUNTIME} is missing: scripts/setup.sh --tests (scripts/opencl_cpu_runtime.sh) installs it"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    env = dict(os.environ, TORCH_HAL_OPENCL_LIBRARY=str(OPENCL_RUNTIME), TORCH_HAL_OPENCL_DEVICES="cpu",
-               HAL_VISIBLE_DEVICES="opencl:0")
-    out = run("hal:0", dtypes, workers=2, env=env)
-    assert out["facts"].get("adapter") == "opencl", f"hal:0 is not the OpenCL device: {out['facts']}"
-    rates = {d: row["native_rate"] for d, row in summarize(out["results"]).items()}
-    print(f"native pass rates {rates}, {out['seconds']} s")
-    assert not out["unexpected"], (f"{len(out['unexpected'])} results leave {out['list_path']}:\n"
-                                   + "\n".join(out["unexpected"]))
+    run_and_check(dtypes, opencl_cpu_device_env(), "opencl")
 
 
 def test_a_listed_op_that_passes_fails_the_run(tmp_path):

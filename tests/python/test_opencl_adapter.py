@@ -15,20 +15,15 @@ import sys
 
 import pytest
 
-from conftest import REPO_ROOT, run_python
+from conftest import OPENCL_CPU_RUNTIME as RUNTIME
+from conftest import REPO_ROOT, opencl_cpu_runtime, run_python
 
-RUNTIME = REPO_ROOT / "build" / "opencl_runtime" / "lib" / "libintelocl.so"
 ON_CPU = {"TORCH_HAL_OPENCL_LIBRARY": str(RUNTIME), "TORCH_HAL_OPENCL_DEVICES": "cpu"}
 
 
 @pytest.fixture
 def runtime():
-    if not RUNTIME.exists():
-        message = f"{RUNTIME} is missing: scripts/setup.sh --tests (or scripts/opencl_cpu_runtime.sh) installs it"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return RUNTIME
+    return opencl_cpu_runtime()
 
 
 def adapter_line(**env):

@@ -15,9 +15,8 @@ import subprocess
 import pytest
 import torch
 
-from conftest import REPO_ROOT
-
-RUNTIME = REPO_ROOT / "build" / "opencl_runtime" / "lib" / "libintelocl.so"
+from conftest import OPENCL_CPU_RUNTIME as RUNTIME
+from conftest import REPO_ROOT, opencl_cpu_runtime
 KERNELS = REPO_ROOT / "vendor_adapters" / "spirv_kernels" / "kernels"
 TOOLS = ("clang-15", "llvm-spirv-15", "spirv-val")
 OPS = {m.group(1): int(m.group(2)) for m in re.finditer(
@@ -131,8 +130,7 @@ class Device:
 
 @pytest.fixture(scope="module")
 def device(module):
-    if not RUNTIME.exists():
-        missing_means(f"{RUNTIME} is missing: scripts/setup.sh --tests installs it")
+    opencl_cpu_runtime()
     return Device(module)
 
 
