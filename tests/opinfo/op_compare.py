@@ -156,6 +156,9 @@ def run_op(op, dtype, device: str, progress=lambda i, n, phase, sample: None):
         try:
             with torch.set_grad_enabled(grad):
                 actual = op(moved[0], *moved[1], **moved[2])
+            # A non_blocking copy to the CPU (`to`'s samples) lands in pinned memory and is defined only once the
+            # device's stream is synchronized, as on cuda.
+            getattr(torch, torch.device(device).type).synchronize()
             check(actual, expected, values, on_device)
         except AssertionError as e:
             outcome.fail("wrong", i, n, str(e).splitlines()[0])

@@ -35,8 +35,8 @@ def compile_module(name, out):
     if absent:
         missing_means(f"{', '.join(absent)} missing: scripts/setup.sh --tests installs them")
     bc, spv = out / f"{name}.bc", out / f"{name}.spv"
-    for cmd in (["clang-15", "-cl-std=clc++2021", "-target", "spir64", "-O2", "-fno-finite-loops", "-emit-llvm",
-                 "-ffreestanding", "-I", str(REPO_ROOT / "vendor_adapters" / "gpu_kernels"),
+    for cmd in (["clang-15", "-cl-std=clc++2021", "-target", "spir64", "-O2", "-fno-finite-loops",
+                 "-fno-slp-vectorize", "-emit-llvm", "-ffreestanding", "-I", str(REPO_ROOT / "vendor_adapters" / "gpu_kernels"),
                  "-I", str(REPO_ROOT / "include"), "-c", str(KERNELS / f"{name}.cl"), "-o", str(bc)],
                 ["llvm-spirv-15", str(bc), "-o", str(spv)],
                 ["spirv-val", str(spv)]):
@@ -54,7 +54,29 @@ def module(tmp_path_factory):
 def test_every_module_compiles_and_validates(name, tmp_path):
     """Each module (GEMM, reductions, softmax, losses, elementwise) passes spirv-val: llvm-spirv-15 can write
     invalid block orders for some loops, which only the validator catches before a runtime does."""
-    assert compile_module(name, tmp_path)[:4] == b"\x03\x02\x23\x07"  # the SPIR-V magic number, little-endian
+    spirv = compile_module(name, tmp_path)
+    assert spirv[:4] == b"\x03\x02\x23\x07"  # the SPIR-V magic number, little-endian
+    # Only float64.cl may use doubles: a device without fp64 cannot build a module that declares the capability,
+    # and every other module must build everywhere (float16 and bfloat16 travel as bits, so no Float16 either).
+    wanted = capabilities(spirv)
+    assert (FLOAT64 in wanted) == (name == "float64"), f"{name}: capabilities {sorted(wanted)}"
+    assert FLOAT16 not in wanted, f"{name}: capabilities {sorted(wanted)}"
+
+
+FLOAT16, FLOAT64 = 9, 10  # SPIR-V's Capability enumerants
+
+
+def capabilities(spirv: bytes) -> set:
+    """The OpCapability operands of a SPIR-V module (opcode 17; each instruction's first word is its word count
+    in the high half and its opcode in the low half, after a header of 5 words)."""
+    words = [int.from_bytes(spirv[i:i + 4], "little") for i in range(0, len(spirv), 4)]
+    found, at = set(), 5
+    while at < len(words):
+        count, opcode = words[at] >> 16, words[at] & 0xFFFF
+        if opcode == 17:
+            found.add(words[at + 1])
+        at += max(count, 1)
+    return found
 
 
 class FloatParams(ctypes.Structure):

@@ -16,7 +16,7 @@ bool is_elementwise_math_op(hal_op_t op) { return hal_gpu::ew::op_info(op).arity
 
 bool is_fill_dtype(hal_dtype_t t) {
   const hal_gpu::DType d = hal_gpu::dtype_of(t);
-  return d != hal_gpu::DType::Unsupported && d != hal_gpu::DType::F16 && d != hal_gpu::DType::BF16;
+  return d != hal_gpu::DType::Unsupported;
 }
 
 // The ops this library has a planner for: within each family of adapter_ops.def, the ops its planner takes.
@@ -57,17 +57,22 @@ bool takes_dtype(hal_op_t op, const hal_tensor_t& t) {
   using hal_gpu::Family;
   const DType d = hal_gpu::dtype_of(t.dtype);
   if (op == HAL_OP_FILL) return is_fill_dtype(t.dtype);
-  if (op == HAL_OP_ARANGE) return d == DType::F32 || d == DType::I64 || d == DType::I32;
+  if (op == HAL_OP_ARANGE) return hal_gpu::is_floating(d) || d == DType::I64 || d == DType::I32;
   int32_t type = kF32;
   switch (hal_gpu::family_of(op)) {
     // float32, or int64 for ops that take integers; bool and integer operands of other types run only beside a
     // float32 one (the typed kernels), which a one-dtype question cannot ask.
     case Family::elementwise: return detail::is_elementwise_dtype(op, t.dtype);
     case Family::reduction:
-      return op == HAL_OP_ALL || op == HAL_OP_ANY ? detail::element_type_of(t, &type) : d == DType::F32;
-    case Family::loss:     // NLL: int64 targets
-    case Family::pooling:  // int64 indices
+      // Floating dtypes; bool and integers too (SUM, PROD, AMAX, AMIN, ARGMAX, ARGMIN in int64; ALL, ANY).
+      if (op == HAL_OP_MEAN || op == HAL_OP_VECTOR_NORM || op == HAL_OP_VAR || op == HAL_OP_STD) {
+        return hal_gpu::is_floating(d);
+      }
+      return detail::element_type_of(t, &type);
+    case Family::loss:  // NLL: int64 targets
       return d == DType::F32 || d == DType::I64;
+    case Family::pooling:  // int64 indices
+      return hal_gpu::is_floating(d) || d == DType::I64;
     case Family::random:  // DROPOUT's bool mask
       return d == DType::F32 || (d == DType::Bool && (op == HAL_OP_DROPOUT || op == HAL_OP_DROPOUT_BACKWARD));
     case Family::embedding: return d == DType::F32 || d == DType::I64 || d == DType::I32;  // and indices
@@ -75,6 +80,9 @@ bool takes_dtype(hal_op_t op, const hal_tensor_t& t) {
     case Family::triangular: return d != DType::Unsupported;  // raw bytes
     case Family::scan: return d == DType::F32 || (!hal_gpu::is_floating(d) && detail::element_type_of(t, &type));
     case Family::search: return d == DType::F32 || d == DType::I64 || d == DType::I32;  // int32: out_int32
+    case Family::softmax:
+    case Family::layer_norm:
+    case Family::gemm: return hal_gpu::is_floating(d);
     default: return d == DType::F32;
   }
 }

@@ -1,6 +1,9 @@
-// Plans of the GEMM module (kernels/gemm.cl): HAL_OP_GEMM and HAL_OP_MATMUL in float32. The op's rules (shapes,
+// Plans of the GEMM module (kernels/gemm.cl): HAL_OP_GEMM and HAL_OP_MATMUL in float32, float16 and bfloat16
+// (accumulated in float32), and float64 (float64.cl's kernel). The op's rules (shapes,
 // batch broadcast, alpha/beta, beta == 0 ignoring c) are the kernel library's GEMM planner (gemm_plan.h, which
 // the CUDA and HIP adapters run); the kernel then reads every operand through its own strides.
+#include <cstring>
+
 #include "kernels/gemm_plan.h"
 #include "kernels/tensor_operands.h"
 #include "plan_support.h"
@@ -8,7 +11,7 @@
 namespace hal_spirv::detail {
 namespace {
 
-static_assert(sizeof(GemmShape) == 136, "GemmShape must match kernels/kernel_layouts.h as the kernels see it");
+static_assert(sizeof(GemmShape) == 152, "GemmShape must match kernels/kernel_layouts.h as the kernels see it");
 
 constexpr size_t kThreads = 16;  // kernels/gemm.cl's work-group: kThreads x kThreads work-items
 constexpr size_t kBlock = 64;    // the output block of a work-group (kThreads * kWork)
@@ -34,7 +37,13 @@ hal_status_t plan_gemm(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inpu
   const hal_status_t st =
       hal_gpu::plan_gemm(op, inputs, num_inputs, outputs, num_outputs, scalars, num_scalars, &rules, &why);
   if (st != HAL_STATUS_SUCCESS) return st;
-  if (rules.type != hal_gpu::GemmType::F32) return HAL_STATUS_NOT_SUPPORTED;
+  const char* kernel = nullptr;
+  switch (rules.type) {
+    case hal_gpu::GemmType::F32: kernel = "gemm_f32"; break;
+    case hal_gpu::GemmType::F16: kernel = "gemm_f16"; break;
+    case hal_gpu::GemmType::BF16: kernel = "gemm_bf16"; break;
+    case hal_gpu::GemmType::F64: kernel = "gemm_f64"; break;
+  }
   if (rules.empty) return HAL_STATUS_SUCCESS;
   const hal_tensor_t& a = inputs[0];
   const hal_tensor_t& b = inputs[1];
@@ -50,8 +59,11 @@ hal_status_t plan_gemm(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inpu
   if (rules.c != nullptr) strides_of(*rules.c, g.batch, g.c);
   g.alpha = static_cast<float>(rules.alpha);
   g.beta = static_cast<float>(rules.beta);  // 0 where there is no c (rules.c == nullptr)
+  std::memcpy(&g.alpha_f64_bits, &rules.alpha, sizeof(double));
+  std::memcpy(&g.beta_f64_bits, &rules.beta, sizeof(double));
 
-  Launch l = launch_of(Module::Gemm, "gemm_f32");
+  const bool doubles = rules.type == hal_gpu::GemmType::F64;
+  Launch l = launch_of(doubles ? Module::Float64 : Module::Gemm, kernel);
   const void* out0 = hal_gpu::element0(out);
   add_pointer(&l, a, out0);  // K == 0: a and b may have no memory; they are not read then
   add_pointer(&l, b, out0);

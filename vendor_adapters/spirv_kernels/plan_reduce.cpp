@@ -1,6 +1,8 @@
-// Plans of the reduction module (kernels/reduce.cl): SUM, MEAN, PROD, AMAX, AMIN and VECTOR_NORM of float32 into
-// float32, ALL and ANY of float32, bool and integers into bool or uint8, over any dims (the reductions' shape rule
-// of adapter_ops.h) and strides.
+// Plans of the reductions (kernels/reduce.cl; float64.cl where an operand is float64): SUM, MEAN, PROD, AMAX, AMIN,
+// VAR, STD and VECTOR_NORM of floating dtypes (into any floating dtype), SUM, PROD, AMAX and AMIN of bool and
+// integers (into an integer type), ARGMAX and ARGMIN of any of them into int64, ALL and ANY of any element type into
+// bool or uint8, over any dims (the reductions' shape
+// rule of adapter_ops.h) and strides.
 #include "kernels/tensor_operands.h"
 #include "kernels/vector_norm.cuh"
 #include "plan_support.h"
@@ -16,7 +18,8 @@ constexpr size_t kMaxGroup = 256;  // kernels/reduce.cl's kMaxGroup
 
 bool is_planned_reduction(hal_op_t op) {
   return op == HAL_OP_SUM || op == HAL_OP_MEAN || op == HAL_OP_PROD || op == HAL_OP_AMAX || op == HAL_OP_AMIN ||
-         op == HAL_OP_VECTOR_NORM || op == HAL_OP_ALL || op == HAL_OP_ANY;
+         op == HAL_OP_VECTOR_NORM || op == HAL_OP_ALL || op == HAL_OP_ANY || op == HAL_OP_ARGMAX ||
+         op == HAL_OP_ARGMIN || op == HAL_OP_VAR || op == HAL_OP_STD;
 }
 
 hal_status_t plan_reduce(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
@@ -24,17 +27,30 @@ hal_status_t plan_reduce(hal_op_t op, const hal_tensor_t* inputs, int32_t num_in
                          std::vector<Launch>* launches) {
   if (num_inputs != 1 || num_outputs != 1) return HAL_STATUS_NOT_SUPPORTED;
   const bool norm = op == HAL_OP_VECTOR_NORM;
-  if (norm && (scalars == nullptr || num_scalars < 1)) return HAL_STATUS_INVALID_ARGUMENT;
+  const bool arg = op == HAL_OP_ARGMAX || op == HAL_OP_ARGMIN;
+  const bool moments = op == HAL_OP_VAR || op == HAL_OP_STD;
+  if ((norm || moments) && (scalars == nullptr || num_scalars < 1)) return HAL_STATUS_INVALID_ARGUMENT;
   const hal_tensor_t& in = inputs[0];
   const hal_tensor_t& out = outputs[0];
   const bool logical = op == HAL_OP_ALL || op == HAL_OP_ANY;
   int32_t in_type = kF32, out_type = kF32;
   if (in.data == nullptr || out.data == nullptr || in.ndim < 0 || in.ndim != out.ndim) return HAL_STATUS_NOT_SUPPORTED;
-  if (logical ? !element_type_of(in, &in_type) || !element_type_of(out, &out_type) ||
-                    (out_type != kBool && out_type != kU8)
-              : !is_float32(in) || !is_float32(out)) {
+  if (!element_type_of(in, &in_type) || !element_type_of(out, &out_type)) return HAL_STATUS_NOT_SUPPORTED;
+  // The accumulation type: float64 where an operand is float64 (float64.cl), else int64 for bool and integers
+  // (SUM, PROD, AMAX, AMIN into an integer output), else float32.
+  // ARGMAX and ARGMIN compare in the input's: float64, float32, or int64, into an int64 output.
+  auto floating = [](int32_t t) { return is_float_type(t) || t == kF64; };
+  const bool doubles = in_type == kF64 || out_type == kF64;
+  const bool integers = !logical && !floating(in_type);
+  if (integers && (norm || moments || op == HAL_OP_MEAN || (!arg && floating(out_type)))) {
     return HAL_STATUS_NOT_SUPPORTED;
   }
+  const bool floats = floating(in_type) && floating(out_type);
+  if (arg ? out_type != kI64 : logical ? out_type != kBool && out_type != kU8 : !integers && !floats) {
+    return HAL_STATUS_NOT_SUPPORTED;
+  }
+  // float32 alone takes the kernels that load and store float32 directly.
+  const bool typed = logical || arg || moments || in_type != kF32 || out_type != kF32;
   // Split the dims: reduced where the output's size is 1 and the input's is not; kept (sizes equal) otherwise.
   int64_t kept_shape[HAL_MAX_DIMS], kept_in[HAL_MAX_DIMS], kept_out[HAL_MAX_DIMS];
   int64_t reduced_shape[HAL_MAX_DIMS], reduced_in[HAL_MAX_DIMS];
@@ -53,6 +69,8 @@ hal_status_t plan_reduce(hal_op_t op, const hal_tensor_t* inputs, int32_t num_in
       return HAL_STATUS_INVALID_ARGUMENT;
     }
   }
+  // ARGMAX and ARGMIN take exactly one reduced dim, and no empty one (the CPU's error, through the fallback).
+  if (arg && (reduced > 1 || length == 0)) return HAL_STATUS_NOT_SUPPORTED;
   const int64_t outputs_count = hal_gpu::numel(out);
   if (outputs_count == 0) return HAL_STATUS_SUCCESS;
   ReduceLayout layout{};
@@ -72,7 +90,18 @@ hal_status_t plan_reduce(hal_op_t op, const hal_tensor_t* inputs, int32_t num_in
 
   // A work-group per output element, as wide as the reduction (a power of two for the kernel's tree).
   const size_t group = pow2_at_least(length, kMaxGroup);
-  Launch l = launch_of(Module::Reduce, norm ? "vector_norm_f32" : logical ? "reduce_typed_f32" : "reduce_f32");
+  const char* norm_kernel = doubles ? "vector_norm_typed_f64" : typed ? "vector_norm_typed_f32" : "vector_norm_f32";
+  const char* arg_kernel = doubles    ? "arg_reduce_typed_f64"
+                           : integers ? "arg_reduce_typed_i64"
+                                      : "arg_reduce_typed_f32";
+  const char* kernel = norm       ? norm_kernel
+                       : arg      ? arg_kernel
+                       : moments  ? (doubles ? "moments_typed_f64" : "moments_typed_f32")
+                       : doubles  ? "reduce_typed_f64"
+                       : integers ? "reduce_typed_i64"
+                       : typed    ? "reduce_typed_f32"
+                                  : "reduce_f32";
+  Launch l = launch_of(doubles ? Module::Float64 : Module::Reduce, kernel);
   add_pointer(&l, in, hal_gpu::element0(out));  // a reduction of no elements reads nothing
   add_pointer(&l, out, nullptr);
   l.args.push_back(KernelArg::of_value(layout));
@@ -84,13 +113,19 @@ hal_status_t plan_reduce(hal_op_t op, const hal_tensor_t* inputs, int32_t num_in
       return HAL_STATUS_NOT_SUPPORTED;
     }
     l.args.push_back(KernelArg::of_value(static_cast<int32_t>(order)));
-    l.args.push_back(KernelArg::of_value(static_cast<float>(ord)));
+    if (doubles) l.args.push_back(KernelArg::of_value(ord));
+    else l.args.push_back(KernelArg::of_value(static_cast<float>(ord)));
   } else {
     l.args.push_back(KernelArg::of_value(static_cast<int32_t>(op)));
-    if (logical) {
-      l.args.push_back(KernelArg::of_value(in_type));
-      l.args.push_back(KernelArg::of_value(out_type));
-    }
+  }
+  if (moments) {
+    const double correction = scalar_as_double(scalars[0]);
+    if (doubles) l.args.push_back(KernelArg::of_value(correction));
+    else l.args.push_back(KernelArg::of_value(static_cast<float>(correction)));
+  }
+  if (typed) {
+    l.args.push_back(KernelArg::of_value(in_type));
+    l.args.push_back(KernelArg::of_value(out_type));
   }
   l.global[0] = static_cast<size_t>(outputs_count) * group;
   l.local[0] = group;

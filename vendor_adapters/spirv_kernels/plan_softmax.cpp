@@ -1,5 +1,6 @@
 // Plans of the softmax module (kernels/softmax.cl): SOFTMAX, LOG_SOFTMAX and their backward over any dim of
-// contiguous float32 tensors of one shape (the layouts the CUDA and HIP kernels take too).
+// contiguous floating tensors of one shape and dtype (the layouts the CUDA and HIP kernels take too); float64's
+// kernel is float64.cl's.
 #include "kernels/softmax_math.cuh"
 #include "kernels/tensor_operands.h"
 #include "plan_support.h"
@@ -9,8 +10,20 @@ namespace {
 
 constexpr size_t kMaxGroup = 256;
 
-bool is_dense_float32_like(const hal_tensor_t& t, const hal_tensor_t& ref) {
-  return is_float32_tensor(t) && hal_gpu::is_contiguous(t) && same_shape(t, ref);
+bool is_dense_like(const hal_tensor_t& t, const hal_tensor_t& ref) {
+  return t.data != nullptr && t.ndim >= 0 && hal_gpu::dtype_of(t.dtype) == hal_gpu::dtype_of(ref.dtype) &&
+         hal_gpu::is_contiguous(t) && same_shape(t, ref);
+}
+
+// The kernel for x's dtype; null for dtypes it has none for.
+const char* kernel_for(const hal_tensor_t& x) {
+  switch (hal_gpu::dtype_of(x.dtype)) {
+    case hal_gpu::DType::F32: return "softmax_f32";
+    case hal_gpu::DType::F16: return "softmax_f16";
+    case hal_gpu::DType::BF16: return "softmax_bf16";
+    case hal_gpu::DType::F64: return "softmax_f64";
+    default: return nullptr;
+  }
 }
 
 }  // namespace
@@ -32,8 +45,8 @@ hal_status_t plan_softmax(hal_op_t op, const hal_tensor_t* inputs, int32_t num_i
   }
   const hal_tensor_t& x = inputs[0];
   const hal_tensor_t& y = outputs[0];
-  if (!is_dense_float32_like(x, x) || !is_dense_float32_like(y, x) ||
-      (backward && !is_dense_float32_like(inputs[1], x))) {
+  const char* kernel = kernel_for(x);
+  if (kernel == nullptr || !is_dense_like(x, x) || !is_dense_like(y, x) || (backward && !is_dense_like(inputs[1], x))) {
     return HAL_STATUS_NOT_SUPPORTED;
   }
   const int32_t ndim = x.ndim > 0 ? x.ndim : 1;  // a 0-dim tensor is one line of one element
@@ -49,7 +62,7 @@ hal_status_t plan_softmax(hal_op_t op, const hal_tensor_t* inputs, int32_t num_i
   if (outer * size * inner == 0) return HAL_STATUS_SUCCESS;
   // A work-group per line (outer * inner of them), its work-items striding along the line.
   const size_t group = pow2_at_least(size, kMaxGroup);
-  Launch l = launch_of(Module::Softmax, "softmax_f32");
+  Launch l = launch_of(module_for(hal_gpu::dtype_of(x.dtype), Module::Softmax), kernel);
   add_pointer(&l, x, nullptr);
   add_pointer(&l, backward ? inputs[1] : x, nullptr);  // y (backward); unused by the forward
   add_pointer(&l, y, nullptr);

@@ -25,9 +25,14 @@ bool element_type_of(const hal_tensor_t& t, int32_t* type) {
     case hal_gpu::DType::I16: *type = kI16; return true;
     case hal_gpu::DType::I32: *type = kI32; return true;
     case hal_gpu::DType::I64: *type = kI64; return true;
+    case hal_gpu::DType::F16: *type = kF16; return true;
+    case hal_gpu::DType::BF16: *type = kBF16; return true;
+    case hal_gpu::DType::F64: *type = kF64; return true;
     default: return false;
   }
 }
+
+bool is_float_type(int32_t type) { return type == kF32 || type == kF16 || type == kBF16; }
 
 bool merge_dims(const int64_t* shape, int32_t ndim, const int64_t* const* strides, int count, int64_t* size,
                 int64_t (*stride)[kMaxDims], int32_t* merged_ndim) {

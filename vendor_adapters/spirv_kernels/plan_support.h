@@ -15,9 +15,10 @@ bool is_float32(const hal_tensor_t& t);
 // A tensor in memory (neither a scalar operand nor absent) of dtype float32.
 bool is_float32_tensor(const hal_tensor_t& t);
 bool same_shape(const hal_tensor_t& a, const hal_tensor_t& b);
-// The element type (kernels/kernel_layouts.h) of t's dtype for the typed kernels, which compute in float32; false
-// for float16, bfloat16 and float64.
+// The element type (kernels/kernel_layouts.h) of t's dtype for the typed kernels; false for complex dtypes.
 bool element_type_of(const hal_tensor_t& t, int32_t* type);
+// float32, float16 or bfloat16: the element types whose compute type is float32 (float64's is float64).
+bool is_float_type(int32_t type);
 
 // A scalar as the kernel library reads it (tensor_operands.h).
 using hal_gpu::scalar_as_double;
@@ -34,6 +35,11 @@ size_t round_up(size_t v, size_t multiple);
 bool is_planned_reduction(hal_op_t op);
 // The smallest power of two >= v, at most `cap`.
 size_t pow2_at_least(int64_t v, size_t cap);
+
+// The module of a family's kernels for tensors of dtype d: the family's own, or float64.cl's for float64.
+inline Module module_for(hal_gpu::DType d, Module family) {
+  return d == hal_gpu::DType::F64 ? Module::Float64 : family;
+}
 
 // A launch of `kernel` in `module` with the pointer of each tensor (a null one, never read, replaced by
 // `stand_in`, since not every runtime takes a null pointer argument).
@@ -67,7 +73,7 @@ hal_status_t plan_indexing(hal_op_t op, const hal_tensor_t* inputs, int32_t num_
                            int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,
                            std::vector<Launch>* launches);
 // The bytes of scalar `v` converted to dtype `t` (as FILL writes it), in the low bytes of *bits; false for dtypes
-// the SPIR-V kernels have no conversion for (float16, bfloat16).
+// the SPIR-V kernels have no conversion for (complex).
 bool scalar_bits(const hal_scalar_t& v, hal_dtype_t t, uint64_t* bits);
 hal_status_t plan_embedding_backward(const hal_tensor_t* inputs, int32_t num_inputs, const hal_tensor_t* outputs,
                                      int32_t num_outputs, const hal_scalar_t* scalars, int32_t num_scalars,

@@ -24,6 +24,7 @@ HAL_SPIRV_EMBEDDED(triangular)
 HAL_SPIRV_EMBEDDED(dft)
 HAL_SPIRV_EMBEDDED(scan)
 HAL_SPIRV_EMBEDDED(search)
+HAL_SPIRV_EMBEDDED(float64)
 #undef HAL_SPIRV_EMBEDDED
 #endif
 
@@ -47,6 +48,7 @@ SpirvModule module_bytes(Module module) {
     case Module::Dft: return {dft_spv, dft_spv_size};
     case Module::Scan: return {scan_spv, scan_spv_size};
     case Module::Search: return {search_spv, search_spv_size};
+    case Module::Float64: return {float64_spv, float64_spv_size};
   }
 #else
   (void)module;
@@ -73,6 +75,7 @@ const char* module_name(Module module) {
     case Module::Dft: return "dft";
     case Module::Scan: return "scan";
     case Module::Search: return "search";
+    case Module::Float64: return "float64";
   }
   return "unknown";
 }

@@ -25,8 +25,9 @@ enum class Module : int {
   Dft = 14,            // kernels/dft.cl: the discrete Fourier transform (gpu_kernels' dft.cuh)
   Scan = 15,           // kernels/scan.cl: cumsum, cumprod, logcumsumexp, cummax, cummin (gpu_kernels' scan_rules.cuh)
   Search = 16,         // kernels/search.cl: searchsorted (gpu_kernels' search_rules.cuh)
+  Float64 = 17,        // kernels/float64.cl: elementwise ops, arange and reductions computed in float64 (fp64 devices)
 };
-constexpr int kModuleCount = 17;
+constexpr int kModuleCount = 18;
 
 struct SpirvModule {
   const unsigned char* bytes = nullptr;

@@ -11,6 +11,9 @@
 #pragma once
 
 #include "kernels/gpu_runtime.h"
+#if defined(__OPENCL_CPP_VERSION__)
+#include "kernels/half_bits.h"
+#endif
 
 namespace hal_gpu {
 
@@ -30,6 +33,35 @@ template <> struct FromAcc<double> { template <class A> __device__ static double
 template <> struct FromAcc<__half> { template <class A> __device__ static __half of(A v) { return __float2half(static_cast<float>(v)); } };
 template <> struct FromAcc<__nv_bfloat16> {
   template <class A> __device__ static __nv_bfloat16 of(A v) { return __float2bfloat16(static_cast<float>(v)); }
+};
+#endif
+#if defined(__OPENCL_CPP_VERSION__)
+// float16 and bfloat16 elements of the SPIR-V kernels: their bits, converted by integer arithmetic (half_bits.h),
+// so the shared bodies run on devices without half arithmetic (cl_khr_fp16 is optional). The storage types of the
+// bodies' templates where CUDA has __half and __nv_bfloat16.
+struct float16_bits {
+  uint16_t bits;
+};
+struct bfloat16_bits {
+  uint16_t bits;
+};
+template <class Acc> __forceinline__ Acc to_acc(float16_bits v) {
+  return static_cast<Acc>(float_of_float16(v.bits));
+}
+template <class Acc> __forceinline__ Acc to_acc(bfloat16_bits v) {
+  return static_cast<Acc>(float_of_bfloat16(v.bits));
+}
+// The stores out of line: inlined after a loop's sum, their NaN test lands before the sum's block in
+// llvm-spirv-15's output, which spirv-val rejects ("ID has not been defined"); one call per stored element.
+template <> struct FromAcc<float16_bits> {
+  template <class A> __attribute__((noinline)) static float16_bits of(A v) {
+    return {float16_of_float(static_cast<float>(v))};
+  }
+};
+template <> struct FromAcc<bfloat16_bits> {
+  template <class A> __attribute__((noinline)) static bfloat16_bits of(A v) {
+    return {bfloat16_of_float(static_cast<float>(v))};
+  }
 };
 #endif
 template <class T, class A>

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "kernels/elementwise_params.h"
-#include "kernels/tensor_access.cuh"
+#include "kernels/tensor_operands.h"  // DType: host code (the SPIR-V plans) reads these scalars too
 
 namespace hal_gpu {
 
@@ -15,8 +15,12 @@ namespace hal_gpu {
 // the compute type. Floating scalars are not rounded to f16/bf16: PyTorch computes with them in float.
 template <class T>
 T scalar_operand_as(const hal_scalar_t& s, DType stands_for) {
-  if (stands_for == DType::Bool) return static_cast<T>((s.kind == 0 ? s.value.f != 0 : scalar_as<int64_t>(s) != 0) ? 1 : 0);
-  if (!is_floating(stands_for)) return static_cast<T>(s.kind == 0 ? static_cast<int64_t>(s.value.f) : scalar_as<int64_t>(s));
+  if (stands_for == DType::Bool) {
+    return static_cast<T>((s.kind == 0 ? s.value.f != 0 : scalar_as<int64_t>(s) != 0) ? 1 : 0);
+  }
+  if (!is_floating(stands_for)) {
+    return static_cast<T>(s.kind == 0 ? static_cast<int64_t>(s.value.f) : scalar_as<int64_t>(s));
+  }
   return scalar_as<T>(s);
 }
 

@@ -71,10 +71,11 @@ __device__ __forceinline__ void layer_norm_backward_dx_rows(const T* dy, const T
 
 // dweight's and dbias's sums over one chunk of rows: block (kColumnTile, kRowLanes) sums columns
 // [kColumnTile * block_index(0), +kColumnTile) over the rows of chunk block_index(1) into sums_w[chunk][column]
-// and sums_b[chunk][column] (either may be null: not wanted).
-template <class T, class Acc>
+// and sums_b[chunk][column] (either may be null: not wanted), stored as Sum: the accumulation type (CUDA's and
+// HIP's partial sums), or the parameters' storage type where one chunk takes every row (the SPIR-V kernels).
+template <class T, class Acc, class Sum = Acc>
 __device__ __forceinline__ void layer_norm_backward_column_sums(const T* dy, const T* x, const Acc* mean,
-                                                                const Acc* rstd, Acc* sums_w, Acc* sums_b, int64_t M,
+                                                                const Acc* rstd, Sum* sums_w, Sum* sums_b, int64_t M,
                                                                 int64_t N, int64_t rows_per_chunk,
                                                                 Acc (&tile_w)[kRowLanes][kColumnTile + 1],
                                                                 Acc (&tile_b)[kRowLanes][kColumnTile + 1]) {
@@ -91,8 +92,8 @@ __device__ __forceinline__ void layer_norm_backward_column_sums(const T* dy, con
     }
   }
   if (sum_row_lanes<Acc>(tile_w, tile_b, sw, sb, col < N)) {
-    if (sums_w) sums_w[chunk * N + col] = sw;
-    if (sums_b) sums_b[chunk * N + col] = sb;
+    if (sums_w) sums_w[chunk * N + col] = from_acc<Sum>(sw);
+    if (sums_b) sums_b[chunk * N + col] = from_acc<Sum>(sb);
   }
 }
 

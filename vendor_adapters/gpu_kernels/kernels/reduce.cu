@@ -20,6 +20,7 @@
 #include "kernels/kernel_launch.h"
 #include "kernels/launch_config.cuh"
 #include "kernels/op_call.h"
+#include "kernels/reduce_rules.cuh"
 #include "kernels/tensor_access.cuh"
 #include "kernels/vector_norm.cuh"
 
@@ -94,74 +95,30 @@ struct ExtremumReducer {
   __device__ static void store(char* p, const ReduceArgs& r, Acc a) { store_from<T>(p, r.out.dtype, a); }
 };
 
-// argmax / argmin: the first index of the extreme value; a NaN beats every number (its first index wins).
-template <class T>
-struct ValueIndex {
-  T value;
-  int64_t index;  // -1: no element yet
-};
-
+// argmax / argmin: the first index of the extreme value; a NaN beats every number (its first index wins)
+// (reduce_rules.cuh, shared with the SPIR-V kernels).
 template <class T, bool Max>
 struct ArgReducer {
   using Acc = ValueIndex<T>;
-  __device__ static Acc identity() { return Acc{T(0), -1}; }
-  __device__ static Acc combine(Acc a, Acc b) {
-    if (a.index < 0) return b;
-    if (b.index < 0) return a;
-    const bool a_nan = is_nan(a.value), b_nan = is_nan(b.value);
-    if (a_nan || b_nan) {
-      if (a_nan && b_nan) return a.index < b.index ? a : b;
-      return a_nan ? a : b;
-    }
-    if (a.value != b.value) return (Max ? a.value > b.value : a.value < b.value) ? a : b;
-    return a.index < b.index ? a : b;
-  }
+  using Rule = ArgRule<T, Max>;
+  __device__ static Acc identity() { return Rule::identity(); }
+  __device__ static Acc combine(Acc a, Acc b) { return Rule::combine(a, b); }
   __device__ static Acc push(Acc a, T v, int64_t i, const ReduceArgs&) { return combine(a, Acc{v, i}); }
   __device__ static void store(char* p, const ReduceArgs& r, Acc a) {
-    store_from<int64_t>(p, r.out.dtype, a.index < 0 ? 0 : a.index);
+    store_from<int64_t>(p, r.out.dtype, Rule::result(a));
   }
 };
 
-// var / std: Welford's running mean and sum of squared deviations, merged with Chan's formula.
-template <class T>
-struct Moments {
-  T mean;
-  T m2;
-  int64_t count;
-};
-
+// var / std: Welford's running moments, merged with Chan's formula (reduce_rules.cuh).
 template <class T>
 struct WelfordReducer {
   using Acc = Moments<T>;
-  __device__ static Acc identity() { return Acc{T(0), T(0), 0}; }
-  __device__ static Acc push(Acc a, T v, int64_t, const ReduceArgs&) {
-    a.count += 1;
-    const T delta = v - a.mean;
-    a.mean += delta / static_cast<T>(a.count);
-    a.m2 += delta * (v - a.mean);
-    return a;
-  }
-  __device__ static Acc combine(Acc a, Acc b) {
-    if (a.count == 0) return b;
-    if (b.count == 0) return a;
-    const int64_t n = a.count + b.count;
-    const T delta = b.mean - a.mean;
-    const T nb_over_n = static_cast<T>(b.count) / static_cast<T>(n);
-    Acc r;
-    r.mean = a.mean + delta * nb_over_n;
-    r.m2 = a.m2 + b.m2 + delta * delta * static_cast<T>(a.count) * nb_over_n;
-    r.count = n;
-    return r;
-  }
+  using Rule = WelfordRule<T>;
+  __device__ static Acc identity() { return Rule::identity(); }
+  __device__ static Acc push(Acc a, T v, int64_t, const ReduceArgs&) { return Rule::push(a, v); }
+  __device__ static Acc combine(Acc a, Acc b) { return Rule::combine(a, b); }
   __device__ static void store(char* p, const ReduceArgs& r, Acc a) {
-    // As PyTorch: divide by max(0, N - correction); 0/0 is NaN, x/0 is inf.
-    const T divisor = std::max(T(0), static_cast<T>(a.count) - static_cast<T>(r.correction));
-    T var = a.m2 / divisor;
-    if (r.op == HAL_OP_STD) {
-      if constexpr (std::is_same_v<T, float>) var = ::sqrtf(var);
-      else var = ::sqrt(var);
-    }
-    store_from<T>(p, r.out.dtype, var);
+    store_from<T>(p, r.out.dtype, Rule::result(a, static_cast<T>(r.correction), r.op == HAL_OP_STD));
   }
 };
 

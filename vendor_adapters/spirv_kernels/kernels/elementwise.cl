@@ -8,24 +8,14 @@
 // tests/python/test_spirv_kernels.py checks every op of the dense kernels against PyTorch's on an OpenCL device;
 // tests/python/test_opencl_adapter.py the strided and typed ones, through the adapter.
 #include "kernels/elementwise_ops.cuh"
-#include "element_types.h"
 #include "kernel_layouts.h"
 #include "strided_walk.h"
+#include "typed_walk.h"
 
 using hal_gpu::ew::Params;
 using hal_spirv::FloatParams;
 using hal_spirv::IntegerParams;
 
-// The kernel argument's scalars as the shared math's Params.
-template <class T, class Layout>
-Params<T> params(const Layout& k) {
-  Params<T> p;
-  p.s0 = k.s0;
-  p.s1 = k.s1;
-  p.s2 = k.s2;
-  p.mode = k.mode;
-  return p;
-}
 using hal_gpu::ew::apply_runtime;
 using hal_spirv::IntegerScalars;
 
@@ -124,41 +114,36 @@ kernel void ternary_strided_i64(global const long* a, global const long* b, glob
   ternary_strided<int64_t>(a, b, c, out, l, scalars.value, n, op, params<int64_t>(k));
 }
 
-// The strided walk with operands of other element types (bool conditions and results, integer inputs) where the
-// compute type is float32: operand k's type is type_of(types, k), inputs first and the output last.
-template <int N>
-__forceinline__ void typed_strided(const global char* const* in, global char* out, const StridedLayout& l, uint64_t n,
-                                   int op, const Params<float>& p, uint32_t types) {
-  const size_t i = get_global_id(0);
-  if (i >= n) return;
-  int64_t at[N + 1];
-  offsets_of<N + 1>(i, n, l, at);
-  float v[N];
-#pragma unroll
-  for (int k = 0; k < N; ++k) {
-    // Loaded even for a scalar operand (the plan points it at the output's first element, with the output's type):
-    // a conditional load here puts the op's blocks before the operands' in llvm-spirv-15's output (spirv-val
-    // rejects that).
-    const float loaded = load_float(in[k], type_of(types, k), at[k]);
-    v[k] = (l.scalar_mask >> k) & 1 ? l.scalar[k] : loaded;
-  }
-  store_float(out, type_of(types, N), at[N], apply_runtime<N, float>(op, v, p));
-}
-
 kernel void unary_typed_f32(global const char* a, global char* out, StridedLayout l, ulong n, int op,
                             FloatParams k, uint types) {
   const global char* in[1] = {a};
-  typed_strided<1>(in, out, l, n, op, params<float>(k), types);
+  typed_strided<float, 1>(in, out, l, l.scalar, n, op, params<float>(k), types);
 }
 kernel void binary_typed_f32(global const char* a, global const char* b, global char* out, StridedLayout l, ulong n,
                              int op, FloatParams k, uint types) {
   const global char* in[2] = {a, b};
-  typed_strided<2>(in, out, l, n, op, params<float>(k), types);
+  typed_strided<float, 2>(in, out, l, l.scalar, n, op, params<float>(k), types);
 }
 kernel void ternary_typed_f32(global const char* a, global const char* b, global const char* c, global char* out,
                               StridedLayout l, ulong n, int op, FloatParams k, uint types) {
   const global char* in[3] = {a, b, c};
-  typed_strided<3>(in, out, l, n, op, params<float>(k), types);
+  typed_strided<float, 3>(in, out, l, l.scalar, n, op, params<float>(k), types);
+}
+
+kernel void unary_typed_i64(global const char* a, global char* out, StridedLayout l, IntegerScalars scalars, ulong n,
+                            int op, IntegerParams k, uint types) {
+  const global char* in[1] = {a};
+  typed_strided<long, 1>(in, out, l, scalars.value, n, op, params<int64_t>(k), types);
+}
+kernel void binary_typed_i64(global const char* a, global const char* b, global char* out, StridedLayout l,
+                             IntegerScalars scalars, ulong n, int op, IntegerParams k, uint types) {
+  const global char* in[2] = {a, b};
+  typed_strided<long, 2>(in, out, l, scalars.value, n, op, params<int64_t>(k), types);
+}
+kernel void ternary_typed_i64(global const char* a, global const char* b, global const char* c, global char* out,
+                              StridedLayout l, IntegerScalars scalars, ulong n, int op, IntegerParams k, uint types) {
+  const global char* in[3] = {a, b, c};
+  typed_strided<long, 3>(in, out, l, scalars.value, n, op, params<int64_t>(k), types);
 }
 
 // FILL: the value's bits in the output's dtype, converted on the host, stored at operand 0's strides. One kernel
@@ -177,7 +162,7 @@ kernel void fill_b32(global uint* out, StridedLayout l, ulong n, ulong bits) { f
 kernel void fill_b64(global ulong* out, StridedLayout l, ulong n, ulong bits) { fill(out, l, n, bits); }
 
 // ARANGE: out[i * stride] = start + i * step in the compute type of CUDA's kernel (elementwise_ops.cuh): float for
-// float32 outputs, int64 for integer ones.
+// float32, float16 and bfloat16 outputs (those two stored through element_types.h), int64 for integer ones.
 template <class T, class Out>
 inline void arange(global Out* out, int64_t stride, uint64_t n, T start, T step) {
   const size_t i = get_global_id(0);
@@ -187,6 +172,12 @@ inline void arange(global Out* out, int64_t stride, uint64_t n, T start, T step)
 }
 kernel void arange_f32(global float* out, long stride, ulong n, float start, float step) {
   arange(out, stride, n, start, step);
+}
+kernel void arange_typed_f32(global char* out, long stride, ulong n, float start, float step, int type) {
+  const size_t i = get_global_id(0);
+  if (i >= n) return;
+  const int64_t at = static_cast<int64_t>(i);
+  store_float(out, type, at * stride, hal_gpu::ew::arange_at(start, step, at));
 }
 kernel void arange_i64(global long* out, long stride, ulong n, long start, long step) {
   arange(out, stride, n, start, step);

@@ -25,14 +25,22 @@ struct StridedLayout {
   float scalar[4];
 };
 
-// The element types of the typed kernels (elementwise.cl's *_typed_f32, reduce.cl's reduce_typed_f32), which
-// load any of them into float32, compute, and store back (element_types.h). A launch packs operand k's type in
-// bits 8k..8k+7 of one int.
-enum ElementType : int32_t { kF32 = 0, kBool = 1, kU8 = 2, kI8 = 3, kI16 = 4, kI32 = 5, kI64 = 6 };
+// The element types of the typed kernels (elementwise.cl's *_typed_*, reduce.cl's, float64.cl's), which load them
+// into the compute type, compute, and store back (element_types.h): float16 and bfloat16 compute in float32 as on
+// CUDA (their opmath type); float64 only in float64.cl's kernels. A launch packs operand k's type in bits
+// 8k..8k+7 of one int.
+enum ElementType : int32_t {
+  kF32 = 0, kBool = 1, kU8 = 2, kI8 = 3, kI16 = 4, kI32 = 5, kI64 = 6, kF16 = 7, kBF16 = 8, kF64 = 9
+};
 
 // The scalar operands' values of the int64 elementwise kernels (a StridedLayout's are float), by input index.
 struct IntegerScalars {
   int64_t value[4];
+};
+
+// The scalar operands' values of the float64 kernels, by input index.
+struct DoubleScalars {
+  double value[4];
 };
 
 // An elementwise op's own scalars (elementwise_ops.cuh's Params, which OpenCL does not take as a kernel argument:
@@ -43,6 +51,11 @@ struct FloatParams {
 };
 struct IntegerParams {
   int64_t s0, s1, s2;
+  int32_t mode;
+  int32_t unused;
+};
+struct DoubleParams {
+  double s0, s1, s2;
   int32_t mode;
   int32_t unused;
 };
@@ -64,6 +77,9 @@ struct ReduceLayout {
 struct GemmShape {
   int64_t batch, m, n, k;
   int64_t a[3], b[3], c[3], out[3];
+  // The same as float64 bits, which float64.cl's kernel reads: a double member would make every module that
+  // declares the struct need fp64.
+  uint64_t alpha_f64_bits, beta_f64_bits;
   float alpha, beta;
 };
 

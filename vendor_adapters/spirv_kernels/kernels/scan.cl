@@ -34,18 +34,6 @@ kernel void scan_f32(global const float* in, global float* out, StridedLayout l,
   else scan_f32_line<ScanKind::Sum>(in, out, at[0], at[1], length, in_step, out_step);
 }
 
-// An element of an integer or bool type (kernel_layouts.h) as int64. Out of line, as element_types.h's load_float.
-inline __attribute__((noinline)) long load_long(const global char* p, int type, int64_t i) {
-  switch (type) {
-    case hal_spirv::kBool:
-    case hal_spirv::kU8: return static_cast<long>(reinterpret_cast<const global uchar*>(p)[i]);
-    case hal_spirv::kI8: return static_cast<long>(reinterpret_cast<const global char*>(p)[i]);
-    case hal_spirv::kI16: return static_cast<long>(reinterpret_cast<const global short*>(p)[i]);
-    case hal_spirv::kI32: return static_cast<long>(reinterpret_cast<const global int*>(p)[i]);
-    default: return reinterpret_cast<const global long*>(p)[i];
-  }
-}
-
 template <ScanKind K>
 inline void scan_i64_line(global const char* in, int in_type, global long* out, int64_t in_at, int64_t out_at,
                           long length, long in_step, long out_step) {
