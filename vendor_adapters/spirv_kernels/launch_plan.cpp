@@ -70,7 +70,7 @@ bool takes_dtype(hal_op_t op, const hal_tensor_t& t) {
       }
       return detail::element_type_of(t, &type);
     case Family::loss:  // NLL: int64 targets
-      return d == DType::F32 || d == DType::I64;
+      return hal_gpu::is_floating(d) || d == DType::I64;
     case Family::pooling:  // int64 indices
       return hal_gpu::is_floating(d) || d == DType::I64;
     case Family::random:  // DROPOUT's bool mask
@@ -78,11 +78,12 @@ bool takes_dtype(hal_op_t op, const hal_tensor_t& t) {
     case Family::embedding: return d == DType::F32 || d == DType::I64 || d == DType::I32;  // and indices
     case Family::indexing: return d != DType::Unsupported;    // raw bytes, int64/int32 indices
     case Family::triangular: return d != DType::Unsupported;  // raw bytes
-    case Family::scan: return d == DType::F32 || (!hal_gpu::is_floating(d) && detail::element_type_of(t, &type));
+    case Family::scan: return hal_gpu::is_floating(d) || detail::element_type_of(t, &type);
     case Family::search: return d == DType::F32 || d == DType::I64 || d == DType::I32;  // int32: out_int32
     case Family::softmax:
     case Family::layer_norm:
-    case Family::gemm: return hal_gpu::is_floating(d);
+    case Family::gemm:
+    case Family::convolution: return hal_gpu::is_floating(d);
     default: return d == DType::F32;
   }
 }

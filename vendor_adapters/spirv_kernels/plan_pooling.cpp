@@ -1,6 +1,7 @@
 // Plans of the pooling module (kernels/pooling.cl): MAX_POOL2D, AVG_POOL2D, ADAPTIVE_AVG_POOL2D, ADAPTIVE_MAX_POOL2D
 // and their backward ops in every floating dtype (float64: float64.cl's kernels), contiguous or channels-last;
-// the problem is read by the kernel library's read_pooling(), as the CUDA and HIP launch reads it. A work-item per element: y's forward, x's backward.
+// the problem is read by the kernel library's read_pooling(), as the CUDA and HIP launch reads it. A work-item per
+// element: y's forward, x's backward.
 #include "kernels/pooling_geometry.h"
 #include "kernels/tensor_operands.h"
 #include "plan_support.h"

@@ -38,17 +38,15 @@ hal_status_t plan_reduce(hal_op_t op, const hal_tensor_t* inputs, int32_t num_in
   if (!element_type_of(in, &in_type) || !element_type_of(out, &out_type)) return HAL_STATUS_NOT_SUPPORTED;
   // The accumulation type: float64 where an operand is float64 (float64.cl), else int64 for bool and integers
   // (SUM, PROD, AMAX, AMIN into an integer output), else float32.
-  // ARGMAX and ARGMIN compare in the input's: float64, float32, or int64, into an int64 output.
+  // The accumulation type: float64 where an operand is float64 (float64.cl), else float32 for a floating output (a
+  // bool or integer input loaded into it, as sum(dtype=) casts), else int64 (SUM, PROD, AMAX, AMIN of bool and
+  // integers into an integer output). ARGMAX and ARGMIN compare in the input's: float64, float32, or int64, into
+  // an int64 output; ALL and ANY test in float32 (float64 for float64 inputs) into bool or uint8.
   auto floating = [](int32_t t) { return is_float_type(t) || t == kF64; };
   const bool doubles = in_type == kF64 || out_type == kF64;
-  const bool integers = !logical && !floating(in_type);
-  if (integers && (norm || moments || op == HAL_OP_MEAN || (!arg && floating(out_type)))) {
-    return HAL_STATUS_NOT_SUPPORTED;
-  }
-  const bool floats = floating(in_type) && floating(out_type);
-  if (arg ? out_type != kI64 : logical ? out_type != kBool && out_type != kU8 : !integers && !floats) {
-    return HAL_STATUS_NOT_SUPPORTED;
-  }
+  const bool integers = arg ? !floating(in_type) : !logical && !floating(out_type);
+  if (integers && !arg && (floating(in_type) || norm || moments || op == HAL_OP_MEAN)) return HAL_STATUS_NOT_SUPPORTED;
+  if (arg ? out_type != kI64 : logical ? out_type != kBool && out_type != kU8 : false) return HAL_STATUS_NOT_SUPPORTED;
   // float32 alone takes the kernels that load and store float32 directly.
   const bool typed = logical || arg || moments || in_type != kF32 || out_type != kF32;
   // Split the dims: reduced where the output's size is 1 and the input's is not; kept (sizes equal) otherwise.

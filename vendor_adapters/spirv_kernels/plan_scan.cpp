@@ -1,7 +1,8 @@
-// Plans of the scan module (kernels/scan.cl) along any dim of any strides: CUMSUM and CUMPROD of float32 into
-// float32 and of bool or integers into int64 (ATen's result dtype for them), LOGCUMSUMEXP of float32, CUMMAX and
-// CUMMIN of float32 or int64 (values of the input's dtype, int64 indices), as scan.cu takes them; other dtype
-// pairs (float16, bfloat16, float64, a requested dtype of another kind) are NOT_SUPPORTED.
+// Plans of the scan module (kernels/scan.cl) along any dim of any strides: CUMSUM, CUMPROD and LOGCUMSUMEXP of a
+// floating dtype into a floating dtype (float16 and bfloat16 accumulated in float32; float64's in float64.cl), of
+// bool or integers into int64 (ATen's result dtype for them; not LOGCUMSUMEXP), CUMMAX and CUMMIN of floating dtypes
+// or int64 (values of the input's dtype, int64 indices), as scan.cu takes them; other dtype pairs (a requested
+// dtype of another kind) are NOT_SUPPORTED.
 #include "kernels/tensor_operands.h"
 #include "plan_support.h"
 
@@ -33,7 +34,7 @@ hal_status_t plan_scan(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inpu
       num_scalars < 1) {
     return HAL_STATUS_NOT_SUPPORTED;
   }
-  // Complex log-sum-exps (LOGCUMSUMEXP's complex_pairs scalar) need float64, which these kernels do not use.
+  // Complex log-sum-exps (LOGCUMSUMEXP's complex_pairs scalar): no SPIR-V kernel yet (scan.cu's runs in float64).
   if (num_scalars > 1 && scalar_as_int(scalars[1]) != 0) return HAL_STATUS_NOT_SUPPORTED;
   const hal_tensor_t &in = inputs[0], &out = outputs[0], &indices = outputs[extremum ? 1 : 0];
   if (in.data == nullptr || out.data == nullptr || indices.data == nullptr || in.ndim < 0 || !same_shape(in, out) ||
@@ -41,11 +42,16 @@ hal_status_t plan_scan(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inpu
     return HAL_STATUS_NOT_SUPPORTED;
   }
   const hal_gpu::DType in_dtype = hal_gpu::dtype_of(in.dtype), out_dtype = hal_gpu::dtype_of(out.dtype);
-  int32_t in_type = kF32;
-  const bool floats = in_dtype == hal_gpu::DType::F32 && out_dtype == hal_gpu::DType::F32;
+  int32_t in_type = kF32, out_type = kF32;
+  if (!element_type_of(in, &in_type) || !element_type_of(out, &out_type)) return HAL_STATUS_NOT_SUPPORTED;
+  // Floating in and out (extremum scans: of one dtype): float32 alone takes scan_f32 / extremum_f32, the others
+  // the typed kernels of their accumulation type.
+  const bool floats = hal_gpu::is_floating(in_dtype) && hal_gpu::is_floating(out_dtype) &&
+                      (!extremum || in_dtype == out_dtype);
+  const bool doubles = floats && (in_dtype == hal_gpu::DType::F64 || out_dtype == hal_gpu::DType::F64);
+  const bool typed = floats && (in_type != kF32 || out_type != kF32);
   const bool integers = extremum ? in_dtype == hal_gpu::DType::I64 && out_dtype == hal_gpu::DType::I64
-                                 : out_dtype == hal_gpu::DType::I64 && !hal_gpu::is_floating(in_dtype) &&
-                                       element_type_of(in, &in_type);
+                                 : out_dtype == hal_gpu::DType::I64 && !hal_gpu::is_floating(in_dtype);
   if (!floats && !integers) return HAL_STATUS_NOT_SUPPORTED;
   if (op == HAL_OP_LOGCUMSUMEXP && !floats) return HAL_STATUS_NOT_SUPPORTED;
   if (extremum && hal_gpu::dtype_of(indices.dtype) != hal_gpu::DType::I64) return HAL_STATUS_NOT_SUPPORTED;
@@ -78,10 +84,12 @@ hal_status_t plan_scan(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inpu
                          &layout.ndim)) {
     return HAL_STATUS_NOT_SUPPORTED;
   }
-  // Arguments: value scans (in, out, layout, lines, length, in_step, out_step, kind[, in_type]); extremum scans
-  // (in, values, indices, layout, lines, length, in_step, out_step, index_step, max).
-  const char* kernel = extremum ? (floats ? "extremum_f32" : "extremum_i64") : (floats ? "scan_f32" : "scan_i64");
-  Launch l = launch_of(Module::Scan, kernel);
+  // Arguments: value scans (in, out, layout, lines, length, in_step, out_step, kind[, in_type[, out_type]]);
+  // extremum scans (in, values, indices, layout, lines, length, in_step, out_step, index_step, max[, type]).
+  const char* typed_kernel = extremum ? (doubles ? "extremum_typed_f64" : "extremum_typed_f32")
+                                      : (doubles ? "scan_typed_f64" : "scan_typed_f32");
+  const char* plain_kernel = extremum ? (floats ? "extremum_f32" : "extremum_i64") : (floats ? "scan_f32" : "scan_i64");
+  Launch l = launch_of(doubles ? Module::Float64 : Module::Scan, typed ? typed_kernel : plain_kernel);
   add_pointer(&l, in, nullptr);
   add_pointer(&l, out, nullptr);
   if (extremum) add_pointer(&l, indices, nullptr);
@@ -92,7 +100,8 @@ hal_status_t plan_scan(hal_op_t op, const hal_tensor_t* inputs, int32_t num_inpu
   l.args.push_back(KernelArg::of_value(out_step));
   if (extremum) l.args.push_back(KernelArg::of_value(index_step));
   l.args.push_back(KernelArg::of_value(kind_of(op)));
-  if (!floats && !extremum) l.args.push_back(KernelArg::of_value(in_type));
+  if (typed || (!floats && !extremum)) l.args.push_back(KernelArg::of_value(in_type));
+  if (typed && !extremum) l.args.push_back(KernelArg::of_value(out_type));
   l.global[0] = static_cast<size_t>(lines);
   launches->push_back(l);
   return HAL_STATUS_SUCCESS;

@@ -15,6 +15,7 @@
 // correct for every problem the ABI allows, not tuned like cuDNN.
 #pragma once
 
+#include "kernels/accumulate.cuh"  // to_acc / from_acc: the storage <-> accumulation conversions
 #include "kernels/convolution_geometry.h"
 #include "kernels/gpu_runtime.h"
 
@@ -143,8 +144,8 @@ struct ConvLoader {
     b_ok = b_ok & n_ok & k_ok;
     const T* a_from = D == ConvDirection::BackwardWeight ? in1 : in0;
     const T* b_from = D == ConvDirection::BackwardWeight ? in0 : in1;
-    const Acc a_value = static_cast<Acc>(a_from[a_ok ? a_offset : 0]);
-    const Acc b_value = static_cast<Acc>(b_from[b_ok ? b_offset : 0]);
+    const Acc a_value = to_acc<Acc>(a_from[a_ok ? a_offset : 0]);
+    const Acc b_value = to_acc<Acc>(b_from[b_ok ? b_offset : 0]);
     *a = a_ok ? a_value : Acc(0);
     *b = b_ok ? b_value : Acc(0);
   }
@@ -228,7 +229,7 @@ __device__ __forceinline__ void convolution_block(const ConvGeometry& g, const T
     #pragma unroll
     for (int j = 0; j < kConvThreadTile; ++j) {
       const int32_t n = n0 + tx * kConvThreadTile + j;
-      if (m < g.gemm_m && n < g.gemm_n) out[conv_output_offset<D>(g, group, m, n)] = T(acc[i][j]);
+      if (m < g.gemm_m && n < g.gemm_n) out[conv_output_offset<D>(g, group, m, n)] = from_acc<T>(acc[i][j]);
     }
   }
 }

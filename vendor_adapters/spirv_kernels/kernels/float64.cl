@@ -6,13 +6,17 @@
 //   - ARANGE into float64;
 //   - SUM, MEAN, PROD, AMAX, AMIN, ARGMAX, ARGMIN, VAR, STD, ALL, ANY and VECTOR_NORM of float64 (reduce_walk.h,
 //     reduce_rules.cuh, vector_norm.cuh);
-//   - GEMM, softmax, layer norm and pooling of float64 tensors (the families' kernel headers).
+//   - GEMM, convolution, softmax, layer norm, pooling, NLL loss and the scans of float64 tensors (the families'
+//     kernel headers).
 // The families' planners choose these kernels; the adapters report a device without fp64 as
 // one on which this module does not build, and the ops then take the fallback.
+#include "convolution_kernels.h"
 #include "gemm_kernels.h"
 #include "layer_norm_kernels.h"
+#include "loss_kernels.h"
 #include "pooling_kernels.h"
 #include "reduce_walk.h"
+#include "scan_walk.h"
 #include "softmax_kernels.h"
 #include "typed_walk.h"
 
@@ -74,3 +78,12 @@ GEMM_KERNEL(double, double, f64, as_double(g.alpha_f64_bits), as_double(g.beta_f
 SOFTMAX_KERNEL(double, double, f64)
 LAYER_NORM_KERNELS(double, double, f64)
 POOLING_KERNELS(double, double, f64)
+
+// CUMSUM, CUMPROD, LOGCUMSUMEXP, CUMMAX and CUMMIN of float64 (scan_walk.h).
+SCAN_TYPED_KERNELS(double, f64)
+
+// NLL_LOSS and its backward of float64 logp (loss_kernels.h).
+NLL_KERNELS(double, double, f64)
+
+// HAL_OP_CONVOLUTION and its two backward ops of float64 (convolution_kernels.h).
+CONVOLUTION_KERNELS(double, double, f64)

@@ -1,5 +1,6 @@
-// The scan family for the runtimes that take SPIR-V: CUMSUM, CUMPROD and LOGCUMSUMEXP (scan_f32, scan_i64) and
-// CUMMAX / CUMMIN (extremum_f32, extremum_i64). A work-item per line walks it in order with the kernel library's
+// The scan family for the runtimes that take SPIR-V: CUMSUM, CUMPROD and LOGCUMSUMEXP (scan_f32, scan_i64, and
+// scan_typed_f32 for float16 and bfloat16) and CUMMAX / CUMMIN (extremum_f32, extremum_i64, extremum_typed_f32);
+// float64's are float64.cl's. A work-item per line walks it in order with the kernel library's
 // combinations (gpu_kernels/kernels/scan_rules.cuh, the same source scan.cu compiles). plan_scan.cpp's layout
 // walks the lines (every dim but the scanned one) with operand 0 the input's strides, operand 1 the output's
 // and operand 2 the indices'; the *_step arguments are the strides along the scanned dim. One order of
@@ -7,6 +8,7 @@
 // read before it is written.
 #include "kernels/scan_rules.cuh"
 #include "element_types.h"
+#include "scan_walk.h"
 #include "strided_walk.h"
 
 using hal_gpu::ScanKind;
@@ -90,3 +92,6 @@ kernel void extremum_i64(global const long* in, global long* values, global long
   if (max != 0) extremum_line<long, true>(in, values, indices, at, length, in_step, out_step, index_step);
   else extremum_line<long, false>(in, values, indices, at, length, in_step, out_step, index_step);
 }
+
+// float16 and bfloat16 (and float32 into one of them), accumulated in float32 as scan.cu does (scan_walk.h).
+SCAN_TYPED_KERNELS(float, f32)
