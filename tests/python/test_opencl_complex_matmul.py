@@ -1,8 +1,8 @@
 """complex64 matrix products composed of the kernel library's float32 GEMM over the real and imaginary parts
 (csrc/torch/ops/complex_matmul.cpp: four real GEMMs, conjugate and negative views folded into their signs, complex
 alpha and beta applied as ATen applies them), run on Intel's OpenCL CPU runtime in strict mode against PyTorch's
-CPU ops, through test_opencl_adapter.py's harness. complex128 needs a float64 GEMM, which the OpenCL adapter lacks:
-it must decline and take the CPU fallback with the right results (in place included)."""
+CPU ops, through test_opencl_adapter.py's harness. complex128 runs on the float64 GEMM (the SPIR-V float64 module,
+kernels/float64.cl), natively, to float64's precision (in place included)."""
 from test_opencl_adapter import run_on_opencl, run_ops_strictly, runtime  # noqa: F401  (runtime is a fixture)
 from test_opencl_complex import COMPLEX_PRELUDE
 
@@ -167,9 +167,8 @@ mc("addbmm no batches", torch.addbmm(s.to(d), c(0, 5, 6).to(d), c(0, 6, 3).to(d)
 """)
 
 
-def test_complex128_products_decline_to_the_fallback_with_right_results(runtime):
-    # The OpenCL adapter has no float64 GEMM: the first real GEMM is refused before anything but temporaries is
-    # written, and the CPU fallback computes the op (in place too, from the self it was given).
+def test_complex128_products_run_natively_on_the_float64_gemm(runtime):
+    # The four real GEMMs of each complex128 product run on the float64 module's GEMM, with no fallback.
     out = run_on_opencl("""
 import torch, torch_hal
 d = "hal:0"
@@ -192,4 +191,4 @@ for name, (got, want) in pairs.items():
     torch.testing.assert_close(got.cpu(), want, rtol=1e-12, atol=1e-12, msg=name)
 print("fallbacks", sum(torch.hal.fallback_stats().values()) > 0)
 """)
-    assert "fallbacks True" in out, out
+    assert "fallbacks False" in out, out

@@ -1,6 +1,7 @@
 // Plans of the convolution module (kernels/convolution.cl): HAL_OP_CONVOLUTION and its two backward ops in
-// float32, float16, bfloat16 and float64 (float64.cl's kernels), any strides, 1 to 3 spatial dims, groups, stride, padding and dilation; the problem is read by the
-// kernel library's read_convolution(), as the CUDA and HIP launch reads it.
+// float32, float16, bfloat16 and float64 (float64.cl's kernels), any strides, 1 to 3 spatial dims, groups, stride,
+// padding and dilation; the problem is read by the kernel library's read_convolution(), as the CUDA and HIP launch
+// reads it.
 #include "kernels/convolution_geometry.h"
 #include "plan_support.h"
 
