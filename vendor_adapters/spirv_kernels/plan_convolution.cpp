@@ -23,11 +23,7 @@ hal_status_t plan_convolution(hal_op_t op, const hal_tensor_t* inputs, int32_t n
       {"convolution_backward_weight_f32", "convolution_backward_weight_f16", "convolution_backward_weight_bf16",
        "convolution_backward_weight_f64"}};
   const hal_gpu::DType d = hal_gpu::dtype_of(c.x->dtype);
-  const int type = d == hal_gpu::DType::F32    ? 0
-                   : d == hal_gpu::DType::F16  ? 1
-                   : d == hal_gpu::DType::BF16 ? 2
-                   : d == hal_gpu::DType::F64  ? 3
-                                               : -1;
+  const int type = floating_index(d);
   if (type < 0) return HAL_STATUS_NOT_SUPPORTED;
   if (c.empty) return HAL_STATUS_SUCCESS;
   const int direction = c.direction == hal_gpu::ConvDirection::Forward         ? 0

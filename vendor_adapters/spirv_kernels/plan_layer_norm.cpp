@@ -20,21 +20,15 @@ struct Kernels {
   const char* columns;
 };
 bool kernels_for(DType d, Kernels* k) {
-  switch (d) {
-    case DType::F32:
-      *k = {"layer_norm_forward_f32", "layer_norm_backward_dx_f32", "layer_norm_backward_columns_f32"};
-      return true;
-    case DType::F16:
-      *k = {"layer_norm_forward_f16", "layer_norm_backward_dx_f16", "layer_norm_backward_columns_f16"};
-      return true;
-    case DType::BF16:
-      *k = {"layer_norm_forward_bf16", "layer_norm_backward_dx_bf16", "layer_norm_backward_columns_bf16"};
-      return true;
-    case DType::F64:
-      *k = {"layer_norm_forward_f64", "layer_norm_backward_dx_f64", "layer_norm_backward_columns_f64"};
-      return true;
-    default: return false;
-  }
+  static constexpr Kernels kByType[4] = {
+      {"layer_norm_forward_f32", "layer_norm_backward_dx_f32", "layer_norm_backward_columns_f32"},
+      {"layer_norm_forward_f16", "layer_norm_backward_dx_f16", "layer_norm_backward_columns_f16"},
+      {"layer_norm_forward_bf16", "layer_norm_backward_dx_bf16", "layer_norm_backward_columns_bf16"},
+      {"layer_norm_forward_f64", "layer_norm_backward_dx_f64", "layer_norm_backward_columns_f64"}};
+  const int type = floating_index(d);
+  if (type < 0) return false;
+  *k = kByType[type];
+  return true;
 }
 
 // The statistics' dtype (mean, rstd), as ATen's: float64 for float64 rows, float32 otherwise.

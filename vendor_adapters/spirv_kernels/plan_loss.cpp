@@ -21,17 +21,15 @@ bool is_tensor_of(const hal_tensor_t& t, DType d) {
 
 // The kernels of logp's dtype (loss_kernels.h's suffixes): none, reduce, backward; false for other dtypes.
 bool kernels_of(DType d, const char* const** names) {
-  static constexpr const char* kF32[3] = {"nll_loss_none_f32", "nll_loss_reduce_f32", "nll_loss_backward_f32"};
-  static constexpr const char* kF16[3] = {"nll_loss_none_f16", "nll_loss_reduce_f16", "nll_loss_backward_f16"};
-  static constexpr const char* kBF16[3] = {"nll_loss_none_bf16", "nll_loss_reduce_bf16", "nll_loss_backward_bf16"};
-  static constexpr const char* kF64[3] = {"nll_loss_none_f64", "nll_loss_reduce_f64", "nll_loss_backward_f64"};
-  switch (d) {
-    case DType::F32: *names = kF32; return true;
-    case DType::F16: *names = kF16; return true;
-    case DType::BF16: *names = kBF16; return true;
-    case DType::F64: *names = kF64; return true;
-    default: return false;
-  }
+  static constexpr const char* kNames[4][3] = {
+      {"nll_loss_none_f32", "nll_loss_reduce_f32", "nll_loss_backward_f32"},
+      {"nll_loss_none_f16", "nll_loss_reduce_f16", "nll_loss_backward_f16"},
+      {"nll_loss_none_bf16", "nll_loss_reduce_bf16", "nll_loss_backward_bf16"},
+      {"nll_loss_none_f64", "nll_loss_reduce_f64", "nll_loss_backward_f64"}};
+  const int type = floating_index(d);
+  if (type < 0) return false;
+  *names = kNames[type];
+  return true;
 }
 
 // The shape of logp (inputs[at]), target and weight, as loss.cu reads them; false for what the kernels do not take.

@@ -24,14 +24,8 @@ const char* kernel_of(Kind kind, bool backward, hal_gpu::DType d) {
       HAL_POOLING_NAMES("max_pool2d"), HAL_POOLING_NAMES("avg_pool2d"), HAL_POOLING_NAMES("adaptive_avg_pool2d"),
       HAL_POOLING_NAMES("adaptive_max_pool2d")};
 #undef HAL_POOLING_NAMES
-  int type = -1;
-  switch (d) {
-    case hal_gpu::DType::F32: type = 0; break;
-    case hal_gpu::DType::F16: type = 1; break;
-    case hal_gpu::DType::BF16: type = 2; break;
-    case hal_gpu::DType::F64: type = 3; break;
-    default: return nullptr;
-  }
+  const int type = floating_index(d);
+  if (type < 0) return nullptr;
   int k = 0;
   switch (kind) {
     case Kind::Max: k = 0; break;

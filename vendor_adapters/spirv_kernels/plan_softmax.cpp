@@ -17,13 +17,9 @@ bool is_dense_like(const hal_tensor_t& t, const hal_tensor_t& ref) {
 
 // The kernel for x's dtype; null for dtypes it has none for.
 const char* kernel_for(const hal_tensor_t& x) {
-  switch (hal_gpu::dtype_of(x.dtype)) {
-    case hal_gpu::DType::F32: return "softmax_f32";
-    case hal_gpu::DType::F16: return "softmax_f16";
-    case hal_gpu::DType::BF16: return "softmax_bf16";
-    case hal_gpu::DType::F64: return "softmax_f64";
-    default: return nullptr;
-  }
+  static constexpr const char* kNames[4] = {"softmax_f32", "softmax_f16", "softmax_bf16", "softmax_f64"};
+  const int type = floating_index(hal_gpu::dtype_of(x.dtype));
+  return type < 0 ? nullptr : kNames[type];
 }
 
 }  // namespace

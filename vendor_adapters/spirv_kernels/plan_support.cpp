@@ -32,6 +32,16 @@ bool element_type_of(const hal_tensor_t& t, int32_t* type) {
   }
 }
 
+int floating_index(hal_gpu::DType d) {
+  switch (d) {
+    case hal_gpu::DType::F32: return 0;
+    case hal_gpu::DType::F16: return 1;
+    case hal_gpu::DType::BF16: return 2;
+    case hal_gpu::DType::F64: return 3;
+    default: return -1;
+  }
+}
+
 bool is_float_type(int32_t type) { return type == kF32 || type == kF16 || type == kBF16; }
 
 bool merge_dims(const int64_t* shape, int32_t ndim, const int64_t* const* strides, int count, int64_t* size,

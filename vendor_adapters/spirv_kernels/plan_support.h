@@ -36,6 +36,10 @@ bool is_planned_reduction(hal_op_t op);
 // The smallest power of two >= v, at most `cap`.
 size_t pow2_at_least(int64_t v, size_t cap);
 
+// The position of a floating dtype in the families' per-dtype kernel tables (their suffixes f32, f16, bf16, f64):
+// 0 to 3; -1 for other dtypes.
+int floating_index(hal_gpu::DType d);
+
 // The module of a family's kernels for tensors of dtype d: the family's own, or float64.cl's for float64.
 inline Module module_for(hal_gpu::DType d, Module family) {
   return d == hal_gpu::DType::F64 ? Module::Float64 : family;

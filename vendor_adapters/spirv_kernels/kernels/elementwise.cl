@@ -130,21 +130,7 @@ kernel void ternary_typed_f32(global const char* a, global const char* b, global
   typed_strided<float, 3>(in, out, l, l.scalar, n, op, params<float>(k), types);
 }
 
-kernel void unary_typed_i64(global const char* a, global char* out, StridedLayout l, IntegerScalars scalars, ulong n,
-                            int op, IntegerParams k, uint types) {
-  const global char* in[1] = {a};
-  typed_strided<long, 1>(in, out, l, scalars.value, n, op, params<int64_t>(k), types);
-}
-kernel void binary_typed_i64(global const char* a, global const char* b, global char* out, StridedLayout l,
-                             IntegerScalars scalars, ulong n, int op, IntegerParams k, uint types) {
-  const global char* in[2] = {a, b};
-  typed_strided<long, 2>(in, out, l, scalars.value, n, op, params<int64_t>(k), types);
-}
-kernel void ternary_typed_i64(global const char* a, global const char* b, global const char* c, global char* out,
-                              StridedLayout l, IntegerScalars scalars, ulong n, int op, IntegerParams k, uint types) {
-  const global char* in[3] = {a, b, c};
-  typed_strided<long, 3>(in, out, l, scalars.value, n, op, params<int64_t>(k), types);
-}
+TYPED_KERNELS_WITH_SCALARS(long, IntegerScalars, IntegerParams, i64)
 
 // FILL: the value's bits in the output's dtype, converted on the host, stored at operand 0's strides. One kernel
 // per element size covers every dtype.

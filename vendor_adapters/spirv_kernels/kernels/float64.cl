@@ -23,21 +23,7 @@
 using hal_spirv::DoubleParams;
 using hal_spirv::DoubleScalars;
 
-kernel void unary_typed_f64(global const char* a, global char* out, StridedLayout l, DoubleScalars scalars, ulong n,
-                            int op, DoubleParams k, uint types) {
-  const global char* in[1] = {a};
-  typed_strided<double, 1>(in, out, l, scalars.value, n, op, params<double>(k), types);
-}
-kernel void binary_typed_f64(global const char* a, global const char* b, global char* out, StridedLayout l,
-                             DoubleScalars scalars, ulong n, int op, DoubleParams k, uint types) {
-  const global char* in[2] = {a, b};
-  typed_strided<double, 2>(in, out, l, scalars.value, n, op, params<double>(k), types);
-}
-kernel void ternary_typed_f64(global const char* a, global const char* b, global const char* c, global char* out,
-                              StridedLayout l, DoubleScalars scalars, ulong n, int op, DoubleParams k, uint types) {
-  const global char* in[3] = {a, b, c};
-  typed_strided<double, 3>(in, out, l, scalars.value, n, op, params<double>(k), types);
-}
+TYPED_KERNELS_WITH_SCALARS(double, DoubleScalars, DoubleParams, f64)
 
 kernel void arange_f64(global double* out, long stride, ulong n, double start, double step) {
   const size_t i = get_global_id(0);

@@ -45,3 +45,23 @@ __forceinline__ void typed_strided(const global char* const* in, global char* ou
   store_as(out, type_of(types, N), at[N], hal_gpu::ew::apply_runtime<N, T>(op, v, p));
 }
 
+
+// The unary, binary and ternary typed kernels of compute type T whose scalar operands' values travel in a Scalars
+// struct (int64's IntegerScalars, float64's DoubleScalars; float32's are the layout's own), named with the suffix.
+#define TYPED_KERNELS_WITH_SCALARS(T, Scalars, KernelParams, suffix)                                                   \
+  kernel void unary_typed_##suffix(global const char* a, global char* out, StridedLayout l, Scalars scalars, ulong n,  \
+                                   int op, KernelParams k, uint types) {                                               \
+    const global char* in[1] = {a};                                                                                    \
+    typed_strided<T, 1>(in, out, l, scalars.value, n, op, params<T>(k), types);                                        \
+  }                                                                                                                    \
+  kernel void binary_typed_##suffix(global const char* a, global const char* b, global char* out, StridedLayout l,     \
+                                    Scalars scalars, ulong n, int op, KernelParams k, uint types) {                    \
+    const global char* in[2] = {a, b};                                                                                 \
+    typed_strided<T, 2>(in, out, l, scalars.value, n, op, params<T>(k), types);                                        \
+  }                                                                                                                    \
+  kernel void ternary_typed_##suffix(global const char* a, global const char* b, global const char* c,                 \
+                                     global char* out, StridedLayout l, Scalars scalars, ulong n, int op,              \
+                                     KernelParams k, uint types) {                                                     \
+    const global char* in[3] = {a, b, c};                                                                              \
+    typed_strided<T, 3>(in, out, l, scalars.value, n, op, params<T>(k), types);                                        \
+  }
